@@ -1,0 +1,173 @@
+"""``Cluster``: minikafka brokers running inside your Python process.
+
+The brokers' event loop runs in a background thread, so a notebook kernel (or a
+test) stays free to run Kafka clients against ``cluster.bootstrap_servers``. Every
+method here is safe to call from any thread: work is handed to the loop and waited
+for. ``minikafka serve`` uses the same object in the foreground.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .broker import Broker
+from .config import BrokerConfig
+from .metadata import ClusterMetadata
+from .server import Listener
+
+log = logging.getLogger("minikafka")
+
+
+class Cluster:
+    def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
+                 config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False):
+        self.broker_count = brokers
+        self.host, self.first_port = host, port
+        self.config = BrokerConfig(config or {})
+        self.in_memory = in_memory
+        self._own_dir = data_dir is None and not in_memory
+        self.data_dir = None if in_memory else Path(data_dir or tempfile.mkdtemp(prefix="minikafka-"))
+        self.brokers: dict[int, Broker] = {}
+        self.listeners: dict[int, Listener] = {}
+        self.metadata: ClusterMetadata | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------
+    def start(self) -> "Cluster":
+        if self._thread:
+            return self
+        ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, args=(ready,), name="minikafka", daemon=True)
+        self._thread.start()
+        ready.wait()
+        self.run(self._start())
+        return self
+
+    def stop(self) -> None:
+        if not self._thread:
+            return
+        self.run(self._stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._thread = None
+        if self._own_dir and self.data_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def restart(self) -> None:
+        """Stop every broker and start them again from the same data directory."""
+        self.run(self._stop())
+        self.run(self._start())
+
+    def __enter__(self) -> "Cluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _run_loop(self, ready: threading.Event) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(ready.set)
+        self._loop.run_forever()
+
+    async def _start(self) -> None:
+        if self.data_dir:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
+        self.metadata = ClusterMetadata(self.config, meta_path)
+        for i in range(1, self.broker_count + 1):
+            await self._start_broker(i)
+        self.metadata.controller_id = min(self.brokers)
+
+    async def _start_broker(self, node_id: int) -> Broker:
+        port = self.first_port + node_id - 1 if self.first_port else 0
+        broker_dir = None
+        if self.data_dir:
+            broker_dir = self.data_dir if self.broker_count == 1 else self.data_dir / f"broker-{node_id}"
+            broker_dir.mkdir(parents=True, exist_ok=True)
+        broker = Broker(node_id, self.config, self.metadata, broker_dir, self.host, port)
+        listener = Listener(broker, self.host, port)
+        await listener.start()
+        self.metadata.brokers[node_id] = (self.host, listener.port)
+        broker.load()
+        broker.start_background()
+        self.brokers[node_id], self.listeners[node_id] = broker, listener
+        return broker
+
+    async def _stop(self) -> None:
+        for node_id in list(self.brokers):
+            await self.listeners.pop(node_id).stop()
+            await self.brokers.pop(node_id).close()
+            self.metadata.brokers.pop(node_id, None)
+
+    # -- calling into the loop -----------------------------------------------------
+    def run(self, coro) -> Any:
+        """Run a coroutine on the brokers' loop and wait for its result."""
+        if self._loop is None:
+            raise RuntimeError("the cluster is not started")
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("Cluster.run() called from the broker thread would deadlock")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def call(self, fn: Callable[..., Any], *args, **kwargs) -> Any:
+        """Call a plain function on the brokers' loop (where broker state may be touched)."""
+        async def _call():
+            return fn(*args, **kwargs)
+        return self.run(_call())
+
+    def serve_forever(self) -> None:
+        """Run in the foreground until interrupted (``minikafka serve``)."""
+        self.start()
+        try:
+            self._thread.join()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    # -- what a user asks ------------------------------------------------------------
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"{self.host}:{self.listeners[i].port}" for i in sorted(self.listeners))
+
+    @property
+    def controller_id(self) -> int:
+        return self.metadata.controller_id
+
+    def broker(self, node_id: int = 1) -> Broker:
+        return self.brokers[node_id]
+
+    def faults(self, node_id: int = 1):
+        """The fault-injection handle of one broker (see ``minikafka.faults.Faults``)."""
+        return self.brokers[node_id].faults
+
+    def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
+                     config: Mapping[str, Any] | None = None) -> None:
+        broker = self.brokers[self.controller_id]
+        self.call(broker.create_topic, name, partitions, replication_factor, dict(config or {}))
+
+    def topics(self) -> list[str]:
+        return sorted(self.metadata.topics)
+
+    def partition_offsets(self, topic: str) -> list[dict]:
+        """Log start offset, high watermark and log end offset of each partition (leader's view)."""
+        def read():
+            out = []
+            for p in self.metadata.topics[topic].partitions:
+                part = self.brokers[p.leader].partitions[(topic, p.index)]
+                out.append({"partition": p.index, "log_start_offset": part.log_start_offset,
+                            "high_watermark": part.high_watermark, "log_end_offset": part.log_end_offset})
+            return out
+        return self.call(read)
+
+    def run_log_cleaner(self) -> None:
+        """Run retention and compaction now instead of waiting for the next check."""
+        for broker in list(self.brokers.values()):
+            self.call(broker.run_log_cleaner)

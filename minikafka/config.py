@@ -1,0 +1,247 @@
+"""Broker and topic settings, by Kafka's own names.
+
+One table declares every setting minikafka understands: its type, its default, the
+broker-level setting that supplies a topic's default (``log.retention.ms`` for
+``retention.ms``), and a sentence for people. DescribeConfigs, the CLI and the course
+read this table, so a setting is documented exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+MiB = 1024 * 1024
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    s = str(v).strip().lower()
+    if s in ("true", "1", "yes"):
+        return True
+    if s in ("false", "0", "no"):
+        return False
+    raise ValueError(f"expected true or false, got {v!r}")
+
+
+def _list(v: Any) -> str:
+    return ",".join(x.strip() for x in str(v).split(",") if x.strip())
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    kind: str  # "int", "long", "bool", "string", "list", "double"
+    default: Any
+    doc: str
+    topic_name: str | None = None  # the per-topic setting this broker setting is the default of
+    choices: tuple[str, ...] = ()
+
+    def parse(self, value: Any) -> Any:
+        conv: Callable[[Any], Any] = {
+            "int": int, "long": int, "bool": _bool, "string": str, "list": _list, "double": float,
+        }[self.kind]
+        try:
+            out = conv(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{self.name} must be {self.kind_phrase}, not {value!r}") from None
+        if self.choices:
+            for item in str(out).split(","):
+                if item not in self.choices:
+                    raise ConfigError(f"{self.name} must be one of {', '.join(self.choices)}, not {item!r}")
+        return out
+
+    @property
+    def kind_phrase(self) -> str:
+        return {"int": "a whole number", "long": "a whole number", "bool": "true or false",
+                "string": "a string", "list": "a comma-separated list", "double": "a number"}[self.kind]
+
+
+class ConfigError(ValueError):
+    """A setting has an unknown name or a value of the wrong type."""
+
+
+_DAY_MS = 24 * 3600 * 1000
+
+BROKER_SETTINGS: tuple[Setting, ...] = (
+    Setting("broker.id", "int", 1, "This broker's id in the cluster."),
+    Setting("num.partitions", "int", 1, "Partitions of an auto-created topic or of a CreateTopics request that gives -1."),
+    Setting("default.replication.factor", "int", 1, "Replication factor of auto-created topics."),
+    Setting("auto.create.topics.enable", "bool", True, "Create a topic when a client asks for its metadata or produces to it."),
+    Setting("delete.topic.enable", "bool", True, "Allow DeleteTopics."),
+    Setting("message.max.bytes", "int", 1048588, "Largest record batch the broker accepts.", "max.message.bytes"),
+    Setting("log.retention.ms", "long", 7 * _DAY_MS, "Delete segments older than this (-1: keep forever).", "retention.ms"),
+    Setting("log.retention.bytes", "long", -1, "Delete old segments when a partition grows past this (-1: no limit).", "retention.bytes"),
+    Setting("log.segment.bytes", "int", 1024 * MiB, "Roll a new segment when the active one reaches this size.", "segment.bytes"),
+    Setting("log.roll.ms", "long", 7 * _DAY_MS, "Roll a new segment when the active one is this old.", "segment.ms"),
+    Setting("log.cleanup.policy", "list", "delete", "delete, compact, or both.", "cleanup.policy", ("delete", "compact")),
+    Setting("log.cleaner.delete.retention.ms", "long", _DAY_MS, "How long tombstones survive compaction.", "delete.retention.ms"),
+    Setting("log.cleaner.min.compaction.lag.ms", "long", 0, "Records younger than this are not compacted.", "min.compaction.lag.ms"),
+    Setting("log.cleaner.min.cleanable.ratio", "double", 0.5, "Compact when this share of the log is dirty.", "min.cleanable.dirty.ratio"),
+    Setting("log.index.interval.bytes", "int", 4096, "Bytes between entries of the offset index.", "index.interval.bytes"),
+    Setting("log.message.timestamp.type", "string", "CreateTime", "CreateTime or LogAppendTime.", "message.timestamp.type", ("CreateTime", "LogAppendTime")),
+    Setting("log.retention.check.interval.ms", "long", 300_000, "How often retention and compaction run."),
+    Setting("min.insync.replicas", "int", 1, "Replicas that must have a write for acks=all to succeed.", "min.insync.replicas"),
+    Setting("unclean.leader.election.enable", "bool", False, "Let an out-of-sync replica become leader (may lose data).", "unclean.leader.election.enable"),
+    Setting("replica.lag.time.max.ms", "long", 30_000, "A follower that has not caught up for this long leaves the ISR."),
+    Setting("compression.type", "string", "producer", "Batches are kept as the producer compressed them.", "compression.type",
+            ("producer", "none", "gzip", "snappy", "lz4", "zstd", "uncompressed")),
+    Setting("group.initial.rebalance.delay.ms", "int", 0, "Wait this long for more members before the first rebalance of an empty group."),
+    Setting("group.min.session.timeout.ms", "int", 1000, "Smallest session timeout a member may ask for."),
+    Setting("group.max.session.timeout.ms", "int", 1_800_000, "Largest session timeout a member may ask for."),
+    Setting("offsets.retention.minutes", "int", 7 * 24 * 60, "Committed offsets of an empty group expire after this."),
+    Setting("offsets.topic.num.partitions", "int", 50, "Partitions of __consumer_offsets."),
+    Setting("transaction.max.timeout.ms", "int", 900_000, "Largest transaction timeout a producer may ask for."),
+    Setting("transactional.id.expiration.ms", "int", 7 * _DAY_MS, "Forget an idle transactional id after this."),
+    Setting("transaction.state.log.num.partitions", "int", 50, "Partitions of __transaction_state."),
+)
+
+_BROKER = {s.name: s for s in BROKER_SETTINGS}
+
+TOPIC_ONLY_SETTINGS: tuple[Setting, ...] = (
+    Setting("max.compaction.lag.ms", "long", 2**63 - 1, "Longest a record may stay uncompacted."),
+    Setting("message.timestamp.difference.max.ms", "long", 2**63 - 1, "Largest allowed difference between a record's timestamp and the broker's clock."),
+)
+
+
+def _topic_table() -> dict[str, Setting]:
+    table = {}
+    for s in BROKER_SETTINGS:
+        if s.topic_name:
+            table[s.topic_name] = Setting(s.topic_name, s.kind, s.default, s.doc, None, s.choices)
+    for s in TOPIC_ONLY_SETTINGS:
+        table[s.name] = s
+    return table
+
+
+TOPIC_SETTINGS: dict[str, Setting] = _topic_table()
+TOPIC_TO_BROKER = {s.topic_name: s.name for s in BROKER_SETTINGS if s.topic_name}
+
+
+class BrokerConfig:
+    """The broker's settings: defaults overridden by server.properties and --config."""
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None):
+        self.values: dict[str, Any] = {s.name: s.default for s in BROKER_SETTINGS}
+        self.explicit: set[str] = set()
+        for k, v in (overrides or {}).items():
+            self.set(k, v)
+
+    def set(self, name: str, value: Any) -> None:
+        if name in _BROKER:
+            self.values[name] = _BROKER[name].parse(value)
+        elif name in TOPIC_TO_BROKER:  # a topic default given by its topic name
+            self.set(TOPIC_TO_BROKER[name], value)
+            return
+        else:
+            raise ConfigError(f"unknown broker setting {name!r}")
+        self.explicit.add(name)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def topic_default(self, topic_setting: str) -> Any:
+        broker_name = TOPIC_TO_BROKER.get(topic_setting)
+        if broker_name:
+            return self.values[broker_name]
+        return TOPIC_SETTINGS[topic_setting].default
+
+
+def validate_topic_configs(configs: Mapping[str, Any]) -> dict[str, Any]:
+    """Parse per-topic overrides; raise ConfigError naming the bad one."""
+    out = {}
+    for k, v in configs.items():
+        if k not in TOPIC_SETTINGS:
+            raise ConfigError(f"unknown topic setting {k!r}")
+        out[k] = TOPIC_SETTINGS[k].parse(v)
+    return out
+
+
+class TopicConfig(Mapping[str, Any]):
+    """A topic's effective settings: its overrides, else the broker's defaults."""
+
+    def __init__(self, broker: BrokerConfig, overrides: Mapping[str, Any] | None = None):
+        self.broker = broker
+        # Shared, not copied: an altered setting reaches every holder of this object.
+        self.overrides: dict[str, Any] = overrides if overrides is not None else {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.overrides:
+            return self.overrides[name]
+        return self.broker.topic_default(name)
+
+    def __iter__(self):
+        return iter(TOPIC_SETTINGS)
+
+    def __len__(self) -> int:
+        return len(TOPIC_SETTINGS)
+
+    def source(self, name: str) -> str:
+        """Where the value comes from, in DescribeConfigs' vocabulary."""
+        if name in self.overrides:
+            return "DYNAMIC_TOPIC_CONFIG"
+        if TOPIC_TO_BROKER.get(name) in self.broker.explicit:
+            return "STATIC_BROKER_CONFIG"
+        return "DEFAULT_CONFIG"
+
+    @property
+    def compacted(self) -> bool:
+        return "compact" in str(self["cleanup.policy"]).split(",")
+
+    @property
+    def deletes(self) -> bool:
+        return "delete" in str(self["cleanup.policy"]).split(",")
+
+
+def read_properties(path: str | Path) -> dict[str, str]:
+    """Read a Java-style server.properties file (key=value, # comments)."""
+    out = {}
+    for raw in Path(path).read_text().splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        sep = min((i for i in (line.find("="), line.find(":")) if i >= 0), default=-1)
+        if sep < 0:
+            raise ConfigError(f"{path}: line {raw!r} is not key=value")
+        out[line[:sep].strip()] = line[sep + 1 :].strip()
+    return out
+
+
+# DescribeConfigs vocabulary: where a value comes from, and its type.
+SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 7}
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str
+    source: str
+    setting: Setting
+    synonyms: tuple[tuple[str, str, str], ...] = ()  # (name, value, source), most specific first
+
+
+def render(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def describe_topic(config: TopicConfig) -> list[ConfigEntry]:
+    out = []
+    for name, setting in TOPIC_SETTINGS.items():
+        synonyms = []
+        if name in config.overrides:
+            synonyms.append((name, render(config.overrides[name]), "DYNAMIC_TOPIC_CONFIG"))
+        broker_name = TOPIC_TO_BROKER.get(name)
+        if broker_name:
+            src = "STATIC_BROKER_CONFIG" if broker_name in config.broker.explicit else "DEFAULT_CONFIG"
+            synonyms.append((broker_name, render(config.broker[broker_name]), src))
+        out.append(ConfigEntry(name, render(config[name]), config.source(name), setting, tuple(synonyms)))
+    return out
+
+
+def describe_broker(config: BrokerConfig) -> list[ConfigEntry]:
+    return [ConfigEntry(s.name, render(config[s.name]),
+                        "STATIC_BROKER_CONFIG" if s.name in config.explicit else "DEFAULT_CONFIG", s)
+            for s in BROKER_SETTINGS]

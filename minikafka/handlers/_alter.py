@@ -1,0 +1,60 @@
+"""What AlterConfigs and IncrementalAlterConfigs share: applying changes to a resource.
+
+Topic changes take effect at once (the topic's settings object is shared by its
+partitions) and are saved with the cluster metadata; broker changes last until the
+broker restarts.
+"""
+
+from __future__ import annotations
+
+from ..config import ConfigError, TOPIC_SETTINGS, validate_topic_configs
+from ..errors import ErrorCode, KafkaError
+
+TOPIC, BROKER = 2, 4
+
+
+def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only: bool) -> None:
+    """Replace a resource's overrides with ``new_overrides`` after checking them."""
+    broker = ctx.broker
+    try:
+        if resource_type == TOPIC:
+            topic = broker.metadata.topics.get(name)
+            if topic is None:
+                raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
+            parsed = validate_topic_configs(new_overrides)
+            if not validate_only:
+                topic.overrides.clear()
+                topic.overrides.update(parsed)
+                broker.metadata.save()
+        elif resource_type == BROKER:
+            for key, value in new_overrides.items():
+                if not validate_only:
+                    broker.config.set(key, value)
+        else:
+            raise KafkaError(ErrorCode.invalid_request, f"Resource type {resource_type} cannot be altered here.")
+    except ConfigError as e:
+        raise KafkaError(ErrorCode.invalid_config, str(e)) from None
+
+
+def current_overrides(ctx, resource_type: int, name: str) -> dict:
+    if resource_type == TOPIC:
+        topic = ctx.broker.metadata.topics.get(name)
+        if topic is None:
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
+        return {k: str(v) for k, v in topic.overrides.items()}
+    return {}
+
+
+def result(ctx, res, fn) -> object:
+    try:
+        fn()
+        code, message = ErrorCode.none, None
+    except KafkaError as e:
+        code, message = e.code, e.message
+    return ctx.make("AlterConfigsResourceResponse", error_code=code, error_message=message,
+                    resource_type=res.resource_type, resource_name=res.resource_name)
+
+
+def is_list(name: str) -> bool:
+    setting = TOPIC_SETTINGS.get(name)
+    return setting is not None and setting.kind == "list"

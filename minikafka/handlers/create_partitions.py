@@ -1,0 +1,22 @@
+"""CreatePartitions: add partitions to a topic (they can never be removed).
+
+Adding partitions changes where keys land (``murmur2(key) % partitions``): the reason
+the course warns against it for keyed topics.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+
+
+def _grow(ctx, t, validate_only: bool):
+    try:
+        ctx.broker.add_partitions(t.name, t.count, validate_only)
+        code, message = ErrorCode.none, None
+    except KafkaError as e:
+        code, message = e.code, e.message
+    return ctx.make("CreatePartitionsTopicResult", name=t.name, error_code=code, error_message=message)
+
+
+async def handle(ctx, request):
+    return ctx.respond(results=tuple(_grow(ctx, t, request.validate_only) for t in request.topics))

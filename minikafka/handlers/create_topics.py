@@ -1,0 +1,44 @@
+"""CreateTopics: partitions, replication factor, replica assignment and settings.
+
+``validate_only`` runs every check (name, collisions, counts, settings) and creates
+nothing, as ``kafka-topics.sh --create --dry-run`` relies on. From v5 the answer also
+carries the new topic's effective settings.
+"""
+
+from __future__ import annotations
+
+from ..config import SOURCE_CODES, describe_topic
+from ..errors import ErrorCode, KafkaError
+
+
+def _configs(ctx, name: str):
+    return tuple(ctx.make("CreatableTopicConfigs", name=e.name, value=e.value, read_only=False,
+                          config_source=SOURCE_CODES[e.source], is_sensitive=False)
+                 for e in describe_topic(ctx.broker.metadata.topic_config(name)))
+
+
+def _create(ctx, t, validate_only: bool):
+    assignment = {a.partition_index: list(a.broker_ids) for a in t.assignments} or None
+    if assignment and (t.num_partitions != -1 or t.replication_factor != -1):
+        raise KafkaError(ErrorCode.invalid_request,
+                         "Give either a replica assignment or partitions and replication factor, not both.")
+    configs = {c.name: c.value for c in t.configs}
+    return ctx.broker.create_topic(t.name, t.num_partitions, t.replication_factor, configs, assignment, validate_only)
+
+
+def _result(ctx, t, validate_only: bool):
+    try:
+        topic = _create(ctx, t, validate_only)
+    except KafkaError as e:
+        return ctx.make("CreatableTopicResult", name=t.name, error_code=e.code, error_message=e.message,
+                        topic_id=None, topic_config_error_code=0, num_partitions=-1, replication_factor=-1,
+                        configs=None)
+    configs = None if validate_only or not ctx.has("CreatableTopicConfigs") else _configs(ctx, t.name)
+    return ctx.make("CreatableTopicResult", name=t.name, error_code=ErrorCode.none, error_message=None,
+                    topic_id=None, topic_config_error_code=0, num_partitions=len(topic.partitions),
+                    replication_factor=len(topic.partitions[0].replicas), configs=configs)
+
+
+async def handle(ctx, request):
+    validate_only = getattr(request, "validate_only", False)
+    return ctx.respond(topics=tuple(_result(ctx, t, validate_only) for t in request.topics))

@@ -1,0 +1,29 @@
+"""DeleteTopics: remove topics and their data from every broker."""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+
+
+def _names(request) -> list[str]:
+    if getattr(request, "topic_names", None) is not None:
+        return list(request.topic_names)
+    return [t.name for t in getattr(request, "topics", ())]  # v6+ (unused: range ends at 5)
+
+
+def _delete(ctx, name: str):
+    broker = ctx.broker
+    try:
+        if not broker.config["delete.topic.enable"]:
+            raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
+        if name in ("__consumer_offsets", "__transaction_state"):
+            raise KafkaError(ErrorCode.invalid_request, f"{name} is an internal topic and cannot be deleted.")
+        broker.delete_topic(name)
+        code, message = ErrorCode.none, None
+    except KafkaError as e:
+        code, message = e.code, e.message
+    return ctx.make("DeletableTopicResult", name=name, error_code=code, error_message=message)
+
+
+async def handle(ctx, request):
+    return ctx.respond(responses=tuple(_delete(ctx, n) for n in _names(request)))

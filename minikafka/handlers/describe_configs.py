@@ -1,0 +1,53 @@
+"""DescribeConfigs: a topic's or broker's settings with their source and synonyms.
+
+Answers come from the settings table in ``minikafka.config``: every entry has a value,
+where it comes from (topic override, broker file, default), and, when asked, the
+broker-level synonym and a sentence of documentation. Clients and tools break on an
+empty list, so every known setting is listed.
+"""
+
+from __future__ import annotations
+
+from ..config import SOURCE_CODES, TYPE_CODES, describe_broker, describe_topic
+from ..errors import ErrorCode, KafkaError
+
+TOPIC, BROKER = 2, 4
+
+
+def _entries(ctx, res):
+    broker = ctx.broker
+    if res.resource_type == TOPIC:
+        if res.resource_name not in broker.metadata.topics:
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {res.resource_name!r} does not exist.")
+        return describe_topic(broker.metadata.topic_config(res.resource_name))
+    if res.resource_type == BROKER:
+        if res.resource_name not in ("", str(broker.node_id)):
+            raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name}.")
+        return describe_broker(broker.config)
+    raise KafkaError(ErrorCode.invalid_request, f"Resource type {res.resource_type} has no settings here.")
+
+
+def _entry(ctx, e, synonyms: bool, docs: bool):
+    syn = tuple(ctx.make("DescribeConfigsSynonym", name=n, value=v, source=SOURCE_CODES[s])
+                for n, v, s in e.synonyms) if synonyms else ()
+    return ctx.make("DescribeConfigsResourceResult", name=e.name, value=e.value, read_only=False,
+                    config_source=SOURCE_CODES[e.source], is_default=e.source == "DEFAULT_CONFIG",
+                    is_sensitive=False, synonyms=syn, config_type=TYPE_CODES[e.setting.kind],
+                    documentation=e.setting.doc if docs else None)
+
+
+def _result(ctx, res, synonyms: bool, docs: bool):
+    try:
+        wanted = set(res.configuration_keys) if res.configuration_keys is not None else None
+        entries = [e for e in _entries(ctx, res) if wanted is None or e.name in wanted]
+        configs, code, message = tuple(_entry(ctx, e, synonyms, docs) for e in entries), ErrorCode.none, None
+    except KafkaError as e:
+        configs, code, message = (), e.code, e.message
+    return ctx.make("DescribeConfigsResult", error_code=code, error_message=message,
+                    resource_type=res.resource_type, resource_name=res.resource_name, configs=configs)
+
+
+async def handle(ctx, request):
+    synonyms = getattr(request, "include_synonyms", False)
+    docs = getattr(request, "include_documentation", False)
+    return ctx.respond(results=tuple(_result(ctx, r, synonyms, docs) for r in request.resources))

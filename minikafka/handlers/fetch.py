@@ -1,0 +1,96 @@
+"""Fetch: consumers (and follower replicas) read batches from partition leaders.
+
+A fetch returns whole batches starting with the one that holds the requested offset,
+up to the high watermark (``read_uncommitted``) or the last stable offset
+(``read_committed``, with the list of aborted transactions so the client can drop
+their records). When less than ``min_bytes`` is available the request waits up to
+``max_wait`` for new data: this long poll is what lets consumers idle cheaply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ..errors import ErrorCode, KafkaError
+
+READ_COMMITTED = 1
+
+
+class _Slot:
+    """One requested partition: where to read, and what was read."""
+
+    __slots__ = ("topic", "req", "part", "error", "records", "aborted")
+
+    def __init__(self, topic, req):
+        self.topic, self.req, self.part = topic, req, None
+        self.error, self.records, self.aborted = ErrorCode.none, b"", None
+
+
+def _resolve(broker, slots, replica_id):
+    for s in slots:
+        try:
+            s.part = broker.partition(s.topic, s.req.partition) if replica_id < 0 else \
+                broker.replica_for_follower(s.topic, s.req.partition)
+        except KafkaError as e:
+            s.error = e.code
+
+
+def _read_all(broker, slots, request, replica_id) -> int:
+    budget, total = request.max_bytes, 0
+    committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
+    for s in slots:
+        if s.part is None or s.error not in (ErrorCode.none,):
+            continue
+        try:
+            if replica_id >= 0:
+                s.records = broker.follower_read(s.part, replica_id, s.req.fetch_offset, s.req.partition_max_bytes)
+            else:
+                limit = min(s.req.partition_max_bytes, max(budget - total, 0)) if total else s.req.partition_max_bytes
+                s.records = s.part.read(s.req.fetch_offset, limit, committed_only=committed) if limit > 0 else b""
+                if committed and s.records:
+                    s.aborted = s.part.aborted_transactions(s.req.fetch_offset, s.part.last_stable_offset)
+        except KafkaError as e:
+            s.error, s.records = e.code, b""
+        total += len(s.records)
+    return total
+
+
+async def _wait_for_data(slots, seconds: float) -> None:
+    waiters = [s.part.waiter() for s in slots if s.part is not None]
+    if not waiters or seconds <= 0:
+        return
+    done, pending = await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    for fut in pending:
+        fut.cancel()
+
+
+def _partition_data(ctx, s, committed: bool):
+    p = s.part
+    aborted = tuple(ctx.make("AbortedTransaction", producer_id=pid, first_offset=off) for pid, off in (s.aborted or ()))
+    return ctx.make("PartitionData", partition_index=s.req.partition, error_code=s.error,
+                    high_watermark=p.high_watermark if p else -1,
+                    last_stable_offset=p.last_stable_offset if p else -1,
+                    log_start_offset=p.log_start_offset if p else -1,
+                    aborted_transactions=aborted if committed else None,
+                    preferred_read_replica=-1, records=s.records)
+
+
+async def handle(ctx, request):
+    broker = ctx.broker
+    replica_id = getattr(request, "replica_id", -1)
+    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    _resolve(broker, slots, replica_id)
+    deadline = time.monotonic() + request.max_wait.total_seconds()
+    while True:
+        got = _read_all(broker, slots, request, replica_id)
+        remaining = deadline - time.monotonic()
+        if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
+            break
+        await _wait_for_data(slots, remaining)
+    committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
+    by_topic: dict[str, list] = {}
+    for s in slots:
+        by_topic.setdefault(s.topic, []).append(_partition_data(ctx, s, committed))
+    responses = tuple(ctx.make("FetchableTopicResponse", topic=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses)

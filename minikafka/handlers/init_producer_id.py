@@ -1,0 +1,27 @@
+"""InitProducerId: hand out a producer id and epoch (KIP-98).
+
+An idempotent producer (kafka-python's and librdkafka's default nowadays) asks once
+and then numbers its batches per partition. A transactional producer passes its
+``transactional.id`` and is answered by the transaction coordinator, which bumps the
+epoch to fence any older instance.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+
+
+async def handle(ctx, request):
+    broker = ctx.broker
+    try:
+        if request.transactional_id is not None:
+            if broker.transactions is None:
+                raise KafkaError(ErrorCode.coordinator_not_available, "Transactions are not available on this broker.")
+            pid, epoch = await broker.transactions.init_producer_id(
+                request.transactional_id, int(request.transaction_timeout.total_seconds() * 1000),
+                getattr(request, "producer_id", -1), getattr(request, "producer_epoch", -1))
+        else:
+            pid, epoch = broker.metadata.next_producer_id(), 0
+    except KafkaError as e:
+        return ctx.respond(error_code=e.code, producer_id=-1, producer_epoch=-1)
+    return ctx.respond(error_code=ErrorCode.none, producer_id=pid, producer_epoch=epoch)

@@ -1,0 +1,61 @@
+"""ListOffsets: find an offset by time, or the start or end of a partition.
+
+Timestamp -2 asks for the log start offset (earliest), -1 for the end: the high
+watermark, or the last stable offset for ``read_committed`` consumers; -3 for the
+record with the largest timestamp (KIP-734). Any other value finds the first record
+whose timestamp is at or after it.
+"""
+
+from __future__ import annotations
+
+from .. import records
+from ..errors import ErrorCode, KafkaError
+
+EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+
+
+def _lookup(part, timestamp: int, committed: bool) -> tuple[int, int]:
+    if timestamp == EARLIEST:
+        return -1, part.log_start_offset
+    if timestamp == LATEST:
+        return -1, part.last_stable_offset if committed else part.high_watermark
+    if timestamp == MAX_TIMESTAMP:
+        return _max_timestamp(part)
+    found = part.log.offset_for_timestamp(timestamp)
+    if found is None or found[0] >= part.high_watermark:
+        return -1, -1
+    return found[1], found[0]
+
+
+def _max_timestamp(part) -> tuple[int, int]:
+    """(timestamp, offset) of the first record carrying the largest timestamp (a scan: rare)."""
+    best = None
+    for header, batch in part.log.batches(part.log_start_offset):
+        if header.base_offset >= part.high_watermark:
+            break
+        if not header.is_control and (best is None or header.max_timestamp > best[0].max_timestamp):
+            best = (header, batch)
+    if best is None:
+        return -1, -1
+    record = next(r for r in records.iter_records(best[1]) if r.timestamp == best[0].max_timestamp)
+    return record.timestamp, record.offset
+
+
+def _partition(ctx, topic: str, p, committed: bool):
+    try:
+        part = ctx.broker.partition(topic, p.partition_index)
+        ts, offset = _lookup(part, p.timestamp, committed)
+        code, epoch = ErrorCode.none, part.leader_epoch
+    except KafkaError as e:
+        ts, offset, code, epoch = -1, -1, e.code, -1
+    return ctx.make("ListOffsetsPartitionResponse", partition_index=p.partition_index, error_code=code,
+                    timestamp=ts, offset=offset, leader_epoch=epoch)
+
+
+async def handle(ctx, request):
+    committed = getattr(request, "isolation_level", 0) == 1
+    topics = tuple(
+        ctx.make("ListOffsetsTopicResponse", name=t.name,
+                 partitions=tuple(_partition(ctx, t.name, p, committed) for p in t.partitions))
+        for t in request.topics)
+    return ctx.respond(topics=topics)

@@ -1,0 +1,59 @@
+"""The APIs minikafka speaks: one row per API, declared once.
+
+Each row names the Kafka API key, the version range the broker advertises in
+ApiVersions, and the handler module (``minikafka.handlers.<module>``, exposing
+``async def handle(ctx, request)``). The ApiVersions answer, request dispatch and the
+course's protocol table are all derived from this table.
+
+Ranges start at the versions older librdkafka checks for exactly (Produce 3, Fetch 4,
+FindCoordinator 0, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1,
+OffsetCommit 2, InitProducerId 0) and reach what current clients ask for. Every
+version in a range is really handled: handlers build answers with
+``codec.make``, which keeps only the fields a version has.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Awaitable, Callable
+
+
+@dataclass(frozen=True)
+class Api:
+    key: int
+    name: str
+    min_version: int
+    max_version: int
+    module: str
+
+    def supports(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+
+API_TABLE: tuple[Api, ...] = (
+    Api(0, "Produce", 3, 9, "produce"),
+    Api(1, "Fetch", 4, 12, "fetch"),
+    Api(2, "ListOffsets", 1, 7, "list_offsets"),
+    Api(3, "Metadata", 0, 12, "metadata"),
+    Api(18, "ApiVersions", 0, 3, "api_versions"),
+    Api(19, "CreateTopics", 2, 5, "create_topics"),
+    Api(20, "DeleteTopics", 1, 5, "delete_topics"),
+    Api(21, "DeleteRecords", 0, 2, "delete_records"),
+    Api(22, "InitProducerId", 0, 4, "init_producer_id"),
+    Api(32, "DescribeConfigs", 1, 4, "describe_configs"),
+    Api(33, "AlterConfigs", 0, 2, "alter_configs"),
+    Api(37, "CreatePartitions", 0, 3, "create_partitions"),
+    Api(44, "IncrementalAlterConfigs", 0, 1, "incremental_alter_configs"),
+    Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
+)
+
+BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}
+
+Handler = Callable[..., Awaitable[object]]
+
+
+@lru_cache(maxsize=None)
+def handler_for(api_key: int) -> Handler:
+    return importlib.import_module(f"minikafka.handlers.{BY_KEY[api_key].module}").handle

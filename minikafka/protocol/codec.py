@@ -1,0 +1,171 @@
+"""Kafka request/response framing on top of the ``kio`` codec.
+
+Every Kafka message on the wire is ``int32 size`` followed by a header and a body.
+The request header is parsed by hand (it is tiny, and must be readable even for an
+API version kio has no class for, so that ApiVersions can answer "unsupported"); the
+body is decoded by kio's generated reader for the negotiated version. Responses are
+encoded by kio's writer with header v0 or v1 (flexible versions), except that the
+ApiVersions response header is always v0 (KIP-511).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import io
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+from kio.index import load_payload_module
+from kio.serial import entity_reader, entity_writer
+from kio.static.constants import EntityType
+
+API_VERSIONS_KEY = 18
+_I16_I16_I32 = struct.Struct(">hhi")
+
+
+class MalformedRequest(ValueError):
+    """The bytes of a request cannot be decoded; the connection that sent them is closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHeader:
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    body_offset: int  # where the request body starts in the frame
+
+
+def parse_header(frame: bytes, flexible: bool) -> RequestHeader:
+    """Read header v1 (or v2 when ``flexible``) from a frame without its size prefix."""
+    if len(frame) < 10:
+        raise MalformedRequest(f"request of {len(frame)} bytes is shorter than a header")
+    api_key, api_version, correlation_id = _I16_I16_I32.unpack_from(frame, 0)
+    (n,) = struct.unpack_from(">h", frame, 8)
+    pos = 10
+    client_id = None
+    if n >= 0:
+        if pos + n > len(frame):
+            raise MalformedRequest("client id runs past the end of the request")
+        client_id = frame[pos : pos + n].decode("utf-8", "replace")
+        pos += n
+    if flexible:
+        pos = _skip_tagged_fields(frame, pos)
+    return RequestHeader(api_key, api_version, correlation_id, client_id, pos)
+
+
+def peek_api(frame: bytes) -> tuple[int, int, int]:
+    """api_key, api_version and correlation_id: the first 8 bytes of every request."""
+    if len(frame) < 8:
+        raise MalformedRequest(f"request of {len(frame)} bytes is shorter than a header")
+    return _I16_I16_I32.unpack_from(frame, 0)
+
+
+def _read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        if pos >= len(buf) or shift > 28:
+            raise MalformedRequest("bad unsigned varint in tagged fields")
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _skip_tagged_fields(buf: bytes, pos: int) -> int:
+    count, pos = _read_uvarint(buf, pos)
+    for _ in range(count):
+        _tag, pos = _read_uvarint(buf, pos)
+        size, pos = _read_uvarint(buf, pos)
+        pos += size
+    if pos > len(buf):
+        raise MalformedRequest("tagged fields run past the end of the request")
+    return pos
+
+
+@lru_cache(maxsize=None)
+def request_module(api_key: int, version: int) -> ModuleType:
+    return load_payload_module(api_key, version, EntityType.request)
+
+
+@lru_cache(maxsize=None)
+def response_module(api_key: int, version: int) -> ModuleType:
+    return load_payload_module(api_key, version, EntityType.response)
+
+
+@lru_cache(maxsize=None)
+def request_class(api_key: int, version: int) -> type:
+    return _payload_class(request_module(api_key, version), EntityType.request)
+
+
+@lru_cache(maxsize=None)
+def response_class(api_key: int, version: int) -> type:
+    return _payload_class(response_module(api_key, version), EntityType.response)
+
+
+def _payload_class(module: ModuleType, kind: EntityType) -> type:
+    for value in vars(module).values():
+        if isinstance(value, type) and getattr(value, "__type__", None) == kind and value.__module__ == module.__name__:
+            return value
+    raise LookupError(f"no {kind.name} class in {module.__name__}")
+
+
+def is_flexible(api_key: int, version: int) -> bool:
+    return request_class(api_key, version).__flexible__
+
+
+def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHeader, Any]:
+    """Decode header and body of a supported request; MalformedRequest on bad bytes."""
+    header = parse_header(frame, is_flexible(api_key, version))
+    try:
+        body, _size = entity_reader(request_class(api_key, version))(frame, header.body_offset)
+    except Exception as e:  # kio raises several types for bad input
+        raise MalformedRequest(f"cannot decode {request_class(api_key, version).__name__}: {e}") from None
+    return header, body
+
+
+def encode_response(correlation_id: int, response: Any) -> bytes:
+    """Size prefix + response header + body."""
+    buf = io.BytesIO()
+    buf.write(b"\0\0\0\0")
+    buf.write(struct.pack(">i", correlation_id))
+    cls = type(response)
+    if cls.__flexible__ and cls.__api_key__ != API_VERSIONS_KEY:
+        buf.write(b"\0")  # response header v1: no tagged fields
+    entity_writer(cls)(buf, response)
+    out = buf.getbuffer()
+    struct.pack_into(">i", out, 0, len(out) - 4)
+    return bytes(out)
+
+
+@lru_cache(maxsize=None)
+def _fields(cls: type) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(cls)}
+
+
+_ZERO = datetime.timedelta(0)
+
+
+def make(cls: type, /, **values: Any) -> Any:
+    """Build a kio entity from the values that exist in this version of it.
+
+    Handlers describe one answer for all versions; fields a version lacks are
+    dropped here, and ``throttle_time`` defaults to zero. This is what keeps a
+    handler free of per-version branches.
+    """
+    fields = _fields(cls)
+    kwargs = {k: v for k, v in values.items() if k in fields}
+    if "throttle_time" in fields and "throttle_time" not in kwargs:
+        kwargs["throttle_time"] = _ZERO
+    return cls(**kwargs)
+
+
+def entity(module: ModuleType, name: str, /, **values: Any) -> Any:
+    """``make`` for a nested class looked up by name in a versioned schema module."""
+    return make(getattr(module, name), **values)

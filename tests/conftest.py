@@ -1,0 +1,50 @@
+"""Shared fixtures: real minikafka clusters on loopback for real Kafka clients."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+
+import pytest
+
+from minikafka import Cluster
+
+
+@pytest.fixture
+def make_cluster(tmp_path):
+    """Factory: ``make_cluster(brokers=1, config={...}, data_dir=None, in_memory=False)``.
+
+    Every cluster it starts is stopped at the end of the test. With no ``data_dir`` the
+    cluster uses a fresh directory under the test's tmp_path (kept for restarts).
+    """
+    started = []
+
+    def factory(**kwargs):
+        kwargs.setdefault("data_dir", None if kwargs.get("in_memory") else tmp_path / f"data-{len(started)}")
+        cluster = Cluster(**kwargs).start()
+        started.append(cluster)
+        return cluster
+
+    yield factory
+    for cluster in started:
+        cluster.stop()
+
+
+@pytest.fixture
+def cluster(make_cluster):
+    """One started single-broker cluster with Kafka's defaults."""
+    return make_cluster()
+
+
+@pytest.fixture
+def bootstrap(cluster) -> str:
+    return cluster.bootstrap_servers
+
+
+@pytest.fixture
+def topic_name() -> str:
+    return "t-" + uuid.uuid4().hex[:8]
+
+
+def has_kcat() -> bool:
+    return shutil.which("kcat") is not None
