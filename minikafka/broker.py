@@ -17,11 +17,13 @@ from .config import BrokerConfig
 from .errors import ErrorCode, KafkaError
 from .faults import Faults
 from .log import PartitionLog
-from .metadata import ClusterMetadata, TopicInfo
-from .partition import Partition, now_ms
+from .controller import Controller
+from .metadata import TopicInfo
+from .partition import FollowerState, Partition, now_ms
 from .protocol import codec
 from .protocol.apis import BY_KEY, handler_for
 from .protocol.context import RequestContext
+from .replication import ReplicaFetcher, isr_changes
 
 log = logging.getLogger("minikafka.broker")
 
@@ -29,17 +31,21 @@ API_VERSIONS_KEY = 18
 
 
 class Broker:
-    def __init__(self, node_id: int, config: BrokerConfig, metadata: ClusterMetadata,
+    def __init__(self, node_id: int, config: BrokerConfig, controller: Controller,
                  data_dir: Path | None, host: str = "127.0.0.1", port: int = 0):
-        self.node_id, self.config, self.metadata = node_id, config, metadata
+        self.node_id, self.config = node_id, config
+        self.controller, self.metadata = controller, controller.metadata
+        self.peers = controller.brokers  # live brokers by id (this one included once started)
         self.data_dir = data_dir
         self.host, self.port = host, port
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.faults = Faults()
         self.started_ms = now_ms()
         self._tasks: list[asyncio.Task] = []
-        self.groups = None  # the group coordinator, attached by start()
-        self.transactions = None  # the transaction coordinator, attached by start()
+        self.groups = None  # the group coordinator, attached by start_background()
+        self.transactions = None  # the transaction coordinator, attached by start_background()
+        self.fetcher = ReplicaFetcher(self)
+        self.leadership_listeners: list = []  # called with (partition) when this broker becomes its leader
 
     # -- lifecycle ------------------------------------------------------------
     def load(self) -> None:
@@ -48,28 +54,33 @@ class Broker:
             self.open_replicas(topic)
 
     def start_background(self) -> None:
-        self._tasks.append(asyncio.get_running_loop().create_task(self._housekeeping()))
+        loop = asyncio.get_running_loop()
+        self._tasks += [loop.create_task(self._housekeeping()), loop.create_task(self.fetcher.run()),
+                        loop.create_task(self._watch_isr())]
         from .groups.coordinator import attach as attach_groups  # noqa: PLC0415 (optional while groups are built)
         attach_groups(self)
 
-    async def close(self) -> None:
+    async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
             task.cancel()
         for p in self.partitions.values():
             p.notify()
+            if flush:
+                p.log.flush()
             p.log.close()
         self.partitions.clear()
 
     # -- replicas -------------------------------------------------------------
     def open_replicas(self, topic: TopicInfo) -> None:
         config = self.metadata.topic_config(topic.name)
-        for p in topic.partitions:
-            if self.node_id in p.replicas and (topic.name, p.index) not in self.partitions:
-                directory = self.data_dir / f"{topic.name}-{p.index}" if self.data_dir else None
-                plog = PartitionLog(directory, config, topic=topic.name, partition=p.index)
-                part = Partition(topic.name, p.index, plog, config)
-                part.leader_epoch = p.leader_epoch
-                self.partitions[(topic.name, p.index)] = part
+        for info in topic.partitions:
+            if self.node_id in info.replicas and (topic.name, info.index) not in self.partitions:
+                directory = self.data_dir / f"{topic.name}-{info.index}" if self.data_dir else None
+                plog = PartitionLog(directory, config, topic=topic.name, partition=info.index)
+                part = Partition(topic.name, info, plog, config, self.node_id)
+                self.partitions[(topic.name, info.index)] = part
+                if part.is_leader:
+                    self._became_leader(part)
 
     def drop_replicas(self, topic: str) -> None:
         for key in [k for k in self.partitions if k[0] == topic]:
@@ -84,11 +95,31 @@ class Broker:
         info = self.metadata.topics.get(topic)
         if info is None or not 0 <= index < len(info.partitions):
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
-        if info.partitions[index].leader != self.node_id or (topic, index) not in self.partitions:
+        part = self.partitions.get((topic, index))
+        if part is None or not part.is_leader:
             raise KafkaError(ErrorCode.not_leader_or_follower, f"Broker {self.node_id} does not lead {topic}-{index}.")
-        return self.partitions[(topic, index)]
+        return part
 
-    # -- replication (a single broker is its own ISR) -------------------------------
+    def on_partition_change(self, topic: str, info) -> None:
+        """The controller changed a partition's leader or ISR (LeaderAndIsr, in Kafka)."""
+        part = self.partitions.get((topic, info.index))
+        if part is None:
+            return
+        if part.is_leader and part.epochs.latest < info.leader_epoch:
+            self._became_leader(part)
+        elif not part.is_leader:
+            part.followers.clear()
+            part.needs_truncation = True
+        part.update_high_watermark()
+        part.notify()  # long polls on a former leader return and learn the news
+
+    def _became_leader(self, part: Partition) -> None:
+        part.epochs.assign(part.leader_epoch, part.log_end_offset)
+        part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}
+        for listener in self.leadership_listeners:
+            listener(part)
+
+    # -- replication -------------------------------------------------------------------
     def check_min_insync(self, part: Partition) -> None:
         """acks=all is refused when the ISR is smaller than min.insync.replicas."""
         isr = self.metadata.topics[part.topic].partitions[part.index].isr
@@ -109,12 +140,6 @@ class Broker:
             except asyncio.TimeoutError:
                 pass
 
-    def replica_for_follower(self, topic: str, index: int) -> Partition:
-        raise KafkaError(ErrorCode.not_leader_or_follower, "Replica fetches need a multi-broker cluster.")
-
-    def follower_read(self, part: Partition, replica_id: int, offset: int, max_bytes: int) -> bytes:
-        raise KafkaError(ErrorCode.not_leader_or_follower)
-
     # -- topics ---------------------------------------------------------------
     def create_topic(self, name: str, partitions: int = -1, replication_factor: int = -1,
                      configs: dict | None = None, assignment: dict | None = None,
@@ -122,7 +147,8 @@ class Broker:
         topic = self.metadata.plan_topic(name, partitions, replication_factor, configs, assignment)
         if not validate_only:
             self.metadata.add_topic(topic)
-            self.open_replicas(topic)
+            for peer in self.peers.values():
+                peer.open_replicas(topic)
         return topic
 
     def auto_create(self, name: str) -> TopicInfo | None:
@@ -137,7 +163,8 @@ class Broker:
         if name not in self.metadata.topics:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
         self.metadata.remove_topic(name)
-        self.drop_replicas(name)
+        for peer in self.peers.values():
+            peer.drop_replicas(name)
 
     def add_partitions(self, name: str, total: int, validate_only: bool = False) -> None:
         topic = self.metadata.topics.get(name)
@@ -152,7 +179,8 @@ class Broker:
         if not validate_only:
             topic.partitions.extend(extra)
             self.metadata.save()
-            self.open_replicas(topic)
+            for peer in self.peers.values():
+                peer.open_replicas(topic)
 
     # -- requests -------------------------------------------------------------
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0) -> bytes | None:
@@ -178,6 +206,24 @@ class Broker:
         if response is None or self.faults.take_drop(api_key):
             return None
         return codec.encode_response(correlation_id, response)
+
+    # -- keeping the ISR honest ----------------------------------------------------------
+    async def _watch_isr(self) -> None:
+        while True:
+            lag_max = self.config["replica.lag.time.max.ms"]
+            await asyncio.sleep(min(max(lag_max / 4000, 0.05), 1.0))
+            self.check_isr(lag_max)
+
+    def check_isr(self, lag_max: int) -> None:
+        now = now_ms()
+        for part in list(self.partitions.values()):
+            if not part.is_leader:
+                continue
+            drop, add = isr_changes(part, lag_max, now)
+            for broker_id in drop:
+                self.controller.shrink_isr(part.topic, part.info, broker_id)
+            for broker_id in add:
+                self.controller.expand_isr(part.topic, part.info, broker_id)
 
     # -- housekeeping ---------------------------------------------------------
     async def _housekeeping(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from .broker import Broker
 from .config import BrokerConfig
+from .controller import Controller
 from .metadata import ClusterMetadata
 from .server import Listener
 
@@ -36,6 +37,8 @@ class Cluster:
         self.brokers: dict[int, Broker] = {}
         self.listeners: dict[int, Listener] = {}
         self.metadata: ClusterMetadata | None = None
+        self.controller: Controller | None = None
+        self.ports: dict[int, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
@@ -82,27 +85,44 @@ class Cluster:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
         self.metadata = ClusterMetadata(self.config, meta_path)
+        self.brokers.clear()
+        self.controller = Controller(self.metadata, self.brokers)
         for i in range(1, self.broker_count + 1):
             await self._start_broker(i)
-        self.metadata.controller_id = min(self.brokers)
 
     async def _start_broker(self, node_id: int) -> Broker:
-        port = self.first_port + node_id - 1 if self.first_port else 0
+        port = self.ports.get(node_id) or (self.first_port + node_id - 1 if self.first_port else 0)
         broker_dir = None
         if self.data_dir:
             broker_dir = self.data_dir if self.broker_count == 1 else self.data_dir / f"broker-{node_id}"
             broker_dir.mkdir(parents=True, exist_ok=True)
-        broker = Broker(node_id, self.config, self.metadata, broker_dir, self.host, port)
+        broker = Broker(node_id, self.config, self.controller, broker_dir, self.host, port)
         listener = Listener(broker, self.host, port)
         await listener.start()
+        self.ports[node_id] = listener.port  # a restarted broker comes back where clients knew it
         self.metadata.brokers[node_id] = (self.host, listener.port)
+        self.brokers[node_id], self.listeners[node_id] = broker, listener
+        self.controller.elect_controller()
         broker.load()
         broker.start_background()
-        self.brokers[node_id], self.listeners[node_id] = broker, listener
+        self.controller.broker_joined(node_id)
         return broker
 
+    async def _stop_broker(self, node_id: int, abrupt: bool = False) -> None:
+        if node_id not in self.brokers:
+            raise ValueError(f"broker {node_id} is not running")
+        if not abrupt:
+            self.controller.broker_leaving(node_id)  # controlled shutdown: leadership moves first
+        await self.listeners.pop(node_id).stop(abrupt=abrupt)
+        broker = self.brokers.pop(node_id)
+        self.metadata.brokers.pop(node_id, None)
+        await broker.close(flush=not abrupt)
+        if abrupt:
+            self.controller.broker_leaving(node_id)  # the controller notices the broker is gone
+        self.controller.elect_controller()
+
     async def _stop(self) -> None:
-        for node_id in list(self.brokers):
+        for node_id in sorted(self.brokers, reverse=True):
             await self.listeners.pop(node_id).stop()
             await self.brokers.pop(node_id).close()
             self.metadata.brokers.pop(node_id, None)
@@ -165,6 +185,48 @@ class Cluster:
                 out.append({"partition": p.index, "log_start_offset": part.log_start_offset,
                             "high_watermark": part.high_watermark, "log_end_offset": part.log_end_offset})
             return out
+        return self.call(read)
+
+    # -- breaking things (the replication notebook and the failure labs) ------------------
+    def stop_broker(self, node_id: int) -> None:
+        """Clean shutdown: leadership moves to other in-sync replicas first, then it stops."""
+        self.run(self._stop_broker(node_id))
+
+    def crash_broker(self, node_id: int) -> None:
+        """Abrupt stop: connections are reset and nothing is flushed; the controller reacts after."""
+        self.run(self._stop_broker(node_id, abrupt=True))
+
+    def start_broker(self, node_id: int) -> None:
+        """Start a stopped broker on its old port and data; it catches up and rejoins the ISR."""
+        if node_id in self.brokers:
+            return
+        if not 1 <= node_id <= self.broker_count:
+            raise ValueError(f"this cluster has brokers 1..{self.broker_count}")
+        self.run(self._start_broker(node_id))
+
+    def slow_broker(self, node_id: int, delay_ms: int) -> None:
+        """Make a broker lag: its follower fetches and its responses wait ``delay_ms`` (0 undoes it)."""
+        def apply():
+            broker = self.brokers[node_id]
+            broker.fetcher.delay_ms = delay_ms
+            broker.faults.set_latency(delay_ms)
+        self.call(apply)
+
+    @property
+    def live_brokers(self) -> list[int]:
+        return sorted(self.brokers)
+
+    def partition_state(self, topic: str, partition: int = 0) -> dict:
+        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset."""
+        def read():
+            info = self.metadata.topics[topic].partitions[partition]
+            leos = {b: self.brokers[b].partitions[(topic, partition)].log_end_offset
+                    for b in info.replicas if b in self.brokers and (topic, partition) in self.brokers[b].partitions}
+            leader = self.brokers.get(info.leader)
+            hw = leader.partitions[(topic, partition)].high_watermark if leader else None
+            return {"topic": topic, "partition": partition, "leader": info.leader, "leader_epoch": info.leader_epoch,
+                    "replicas": list(info.replicas), "isr": list(info.isr), "high_watermark": hw,
+                    "log_end_offsets": leos}
         return self.call(read)
 
     def run_log_cleaner(self) -> None:

@@ -22,6 +22,7 @@ from .errors import ErrorCode, KafkaError
 MAX_TOPIC_NAME = 249
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 PRODUCER_ID_BLOCK = 1000
+MAX_PARTITIONS = 10_000  # a guard against typos and fuzzers, far above any course need
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
 
 
@@ -135,6 +136,9 @@ class ClusterMetadata:
         """Spread leaders and followers round-robin over the live brokers, as Kafka does."""
         if count < 1:
             raise KafkaError(ErrorCode.invalid_partitions, f"Number of partitions must be at least 1, not {count}.")
+        if first_index + count > MAX_PARTITIONS:
+            raise KafkaError(ErrorCode.invalid_partitions,
+                             f"A topic may have at most {MAX_PARTITIONS} partitions here, not {first_index + count}.")
         brokers = sorted(self.brokers)
         if replication_factor < 1 or replication_factor > len(brokers):
             raise KafkaError(ErrorCode.invalid_replication_factor,

@@ -1,9 +1,11 @@
 """One partition replica on one broker: its log, its high watermark, its producers.
 
 The leader's write path lives here: split the produced bytes into batches, check each
-(CRC, size limit, idempotent sequence), append them to the log, and wake the fetch
-requests waiting for new data. Consumers read up to the high watermark (or the last
-stable offset for ``read_committed``), never past it.
+(CRC, size limit, idempotent sequence), stamp them with the leader epoch, append them,
+and wake the fetches waiting for data. Consumers read up to the high watermark (or the
+last stable offset for ``read_committed``), never past it. The leader also tracks how
+far each follower has fetched (``FollowerState``): the high watermark is the smallest
+log end offset in the ISR (see ``minikafka.replication``).
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import records
 from .config import TopicConfig
 from .errors import ErrorCode, KafkaError
 from .log import PartitionLog
+from .metadata import PartitionInfo
 from .producer_state import Duplicate, ProducerStateTable
 
 
@@ -32,17 +35,61 @@ class AppendInfo:
     last_offset: int
 
 
+@dataclass(slots=True)
+class FollowerState:
+    """What the leader knows of one follower: its log end offset and when it last caught up."""
+
+    log_end_offset: int = 0
+    last_caught_up_ms: int = field(default_factory=now_ms)
+
+
+class LeaderEpochCache:
+    """(epoch, start offset) pairs: where each leader's writes begin in the log (KIP-101).
+
+    A follower that comes back asks the leader where its last epoch ended and cuts its
+    log there, so logs that diverged under different leaders agree again.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, int]] = []
+
+    def assign(self, epoch: int, start_offset: int) -> None:
+        if epoch < 0 or (self.entries and self.entries[-1][0] >= epoch):
+            return
+        self.entries.append((epoch, start_offset))
+
+    @property
+    def latest(self) -> int:
+        return self.entries[-1][0] if self.entries else -1
+
+    def end_offset_for(self, epoch: int, log_end_offset: int) -> tuple[int, int]:
+        """(largest epoch <= ``epoch`` known here, the offset where it ended)."""
+        known = [e for e in self.entries if e[0] <= epoch]
+        if not known:
+            return -1, self.entries[0][1] if self.entries else log_end_offset
+        i = self.entries.index(known[-1])
+        end = self.entries[i + 1][1] if i + 1 < len(self.entries) else log_end_offset
+        return known[-1][0], end
+
+    def truncate_from(self, offset: int) -> None:
+        self.entries = [e for e in self.entries if e[1] < offset]
+
+
 class Partition:
-    def __init__(self, topic: str, index: int, log: PartitionLog, config: TopicConfig):
-        self.topic, self.index, self.log, self.config = topic, index, log, config
+    def __init__(self, topic: str, info: PartitionInfo, log: PartitionLog, config: TopicConfig, node_id: int):
+        self.topic, self.index, self.log, self.config = topic, info.index, log, config
+        self.info, self.node_id = info, node_id  # info is the controller's record, shared
         self.producers = ProducerStateTable()
-        self.leader_epoch = 0
+        self.epochs = LeaderEpochCache()
+        self.followers: dict[int, FollowerState] = {}
+        self.needs_truncation = True  # a follower checks divergence before its first fetch
         self._waiters: list[asyncio.Future] = []
         for header, _batch in log.batches(log.log_start_offset):
             self.producers.record(header)
+            self.epochs.assign(header.partition_leader_epoch, header.base_offset)
         log.high_watermark = log.log_end_offset
 
-    # -- offsets ------------------------------------------------------------
+    # -- offsets and role ---------------------------------------------------------
     @property
     def log_start_offset(self) -> int:
         return self.log.log_start_offset
@@ -56,18 +103,25 @@ class Partition:
         return self.log.high_watermark
 
     @property
+    def leader_epoch(self) -> int:
+        return self.info.leader_epoch
+
+    @property
+    def is_leader(self) -> bool:
+        return self.info.leader == self.node_id
+
+    @property
     def last_stable_offset(self) -> int:
         """The first offset of the oldest open transaction, or the high watermark."""
         firsts = self.producers.open_transactions().values()
         return min([self.high_watermark, *firsts])
 
-    # -- write path ---------------------------------------------------------
+    # -- write path ---------------------------------------------------------------
     def validate(self, data: bytes) -> list[tuple[records.BatchHeader, memoryview]]:
         """Split and check produced bytes; raise the error a Kafka broker would return."""
         limit = self.config["max.message.bytes"]
         try:
-            batches = records.split_batches(data)
-            checked = [(records.validate(b), b) for b in batches]
+            checked = [(records.validate(b), b) for b in records.split_batches(data)]
         except records.CorruptRecordError as e:
             raise KafkaError(ErrorCode.corrupt_message, str(e)) from None
         if not checked:
@@ -83,33 +137,65 @@ class Partition:
     def append_produced(self, data: bytes) -> AppendInfo:
         """Append a producer's records as leader; de-duplicates retried idempotent batches."""
         checked = self.validate(data)
-        if len(checked) == 1:  # the common case; a retry is always a single batch per partition
-            dup = self.producers.check(checked[0][0])
-            if isinstance(dup, Duplicate):
+        for header, _ in checked:
+            dup = self.producers.check(header)
+            if isinstance(dup, Duplicate) and len(checked) == 1:
                 return AppendInfo(dup.base_offset, -1, self.log_start_offset, dup.base_offset)
-        else:
-            for header, _ in checked:
-                self.producers.check(header)
         return self.append_batches([b for _, b in checked], [h for h, _ in checked])
 
-    def append_batches(self, batches: list, headers: list | None = None, *, as_leader: bool = True) -> AppendInfo:
-        """Append checked batches (also used for control records and internal topics)."""
+    def append_batches(self, batches: list, headers: list | None = None) -> AppendInfo:
+        """Append checked batches as leader (also control records and internal topics)."""
         headers = headers or [records.BatchHeader.parse(b) for b in batches]
-        result = self.log.append(batches, append_time_ms=now_ms())
+        epoch = self.leader_epoch
+        stamped = [records.with_leader_epoch(bytes(b), epoch) for b in batches]
+        self.epochs.assign(epoch, self.log_end_offset)
+        result = self.log.append(stamped, append_time_ms=now_ms())
         offset = result.base_offset
         for header in headers:  # the log gave them consecutive offsets from base_offset
             self.producers.record(dataclasses.replace(header, base_offset=offset))
             offset += header.last_offset_delta + 1
-        if as_leader:
-            self.advance_high_watermark(self.log.log_end_offset)
+        self.notify()  # followers fetch what is new, even before the high watermark moves
+        self.update_high_watermark()
         return AppendInfo(result.base_offset, result.log_append_time, result.log_start_offset, result.last_offset)
 
-    def advance_high_watermark(self, offset: int) -> None:
+    def append_replicated(self, data: bytes) -> None:
+        """A follower appends what it fetched from the leader, offsets and epochs unchanged."""
+        batches = records.split_batches(data, allow_partial=True)
+        if not batches:
+            return
+        self.log.append(batches, assign_offsets=False)
+        for b in batches:
+            header = records.BatchHeader.parse(b)
+            self.producers.record(header)
+            self.epochs.assign(header.partition_leader_epoch, header.base_offset)
+
+    # -- replication state ----------------------------------------------------------
+    def update_high_watermark(self) -> None:
+        """Leader: the high watermark is the smallest log end offset in the ISR."""
+        if not self.is_leader:
+            return
+        ends = [self.log_end_offset]
+        ends += [self.followers.setdefault(b, FollowerState()).log_end_offset for b in self.info.isr if b != self.node_id]
+        self.set_high_watermark(min(ends))
+
+    def set_high_watermark(self, offset: int) -> None:
+        offset = min(offset, self.log_end_offset)
         if offset > self.log.high_watermark:
             self.log.high_watermark = offset
             self.notify()
+        elif offset < self.log.high_watermark and not self.is_leader:
+            self.log.high_watermark = offset
 
-    # -- read path ----------------------------------------------------------
+    def truncate_to(self, offset: int) -> None:
+        if offset < self.log_end_offset:
+            self.log.truncate_to(offset)
+            self.epochs.truncate_from(offset)
+            self.producers = ProducerStateTable()
+            for header, _ in self.log.batches(self.log_start_offset):
+                self.producers.record(header)
+        self.log.high_watermark = min(self.log.high_watermark, self.log_end_offset)
+
+    # -- read path ------------------------------------------------------------------
     def read(self, offset: int, max_bytes: int, *, committed_only: bool = False) -> bytes:
         if offset < self.log_start_offset or offset > self.log_end_offset:
             raise KafkaError(ErrorCode.offset_out_of_range,
@@ -124,7 +210,7 @@ class Partition:
         """(producer id, first offset) of aborted transactions overlapping [start, end)."""
         return []
 
-    # -- waiting for data (Fetch long poll) ----------------------------------
+    # -- waiting for data (Fetch long poll, follower fetchers) -----------------------
     def waiter(self) -> asyncio.Future:
         fut = asyncio.get_running_loop().create_future()
         self._waiters.append(fut)

@@ -1,4 +1,4 @@
-"""Fetch: consumers (and follower replicas) read batches from partition leaders.
+"""Fetch: consumers read batches from partition leaders.
 
 A fetch returns whole batches starting with the one that holds the requested offset,
 up to the high watermark (``read_uncommitted``) or the last stable offset
@@ -27,29 +27,25 @@ class _Slot:
         self.error, self.records, self.aborted = ErrorCode.none, b"", None
 
 
-def _resolve(broker, slots, replica_id):
+def _resolve(broker, slots):
     for s in slots:
         try:
-            s.part = broker.partition(s.topic, s.req.partition) if replica_id < 0 else \
-                broker.replica_for_follower(s.topic, s.req.partition)
+            s.part = broker.partition(s.topic, s.req.partition)
         except KafkaError as e:
             s.error = e.code
 
 
-def _read_all(broker, slots, request, replica_id) -> int:
+def _read_all(slots, request) -> int:
     budget, total = request.max_bytes, 0
     committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
     for s in slots:
         if s.part is None or s.error not in (ErrorCode.none,):
             continue
         try:
-            if replica_id >= 0:
-                s.records = broker.follower_read(s.part, replica_id, s.req.fetch_offset, s.req.partition_max_bytes)
-            else:
-                limit = min(s.req.partition_max_bytes, max(budget - total, 0)) if total else s.req.partition_max_bytes
-                s.records = s.part.read(s.req.fetch_offset, limit, committed_only=committed) if limit > 0 else b""
-                if committed and s.records:
-                    s.aborted = s.part.aborted_transactions(s.req.fetch_offset, s.part.last_stable_offset)
+            limit = min(s.req.partition_max_bytes, max(budget - total, 0)) if total else s.req.partition_max_bytes
+            s.records = s.part.read(s.req.fetch_offset, limit, committed_only=committed) if limit > 0 else b""
+            if committed and s.records:
+                s.aborted = s.part.aborted_transactions(s.req.fetch_offset, s.part.last_stable_offset)
         except KafkaError as e:
             s.error, s.records = e.code, b""
         total += len(s.records)
@@ -77,13 +73,12 @@ def _partition_data(ctx, s, committed: bool):
 
 
 async def handle(ctx, request):
-    broker = ctx.broker
-    replica_id = getattr(request, "replica_id", -1)
+    # Followers replicate in-process (minikafka.replication), so every Fetch here is a consumer's.
     slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
-    _resolve(broker, slots, replica_id)
+    _resolve(ctx.broker, slots)
     deadline = time.monotonic() + request.max_wait.total_seconds()
     while True:
-        got = _read_all(broker, slots, request, replica_id)
+        got = _read_all(slots, request)
         remaining = deadline - time.monotonic()
         if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
             break

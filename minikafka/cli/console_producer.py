@@ -1,0 +1,57 @@
+"""``minikafka console-producer``: each line of stdin becomes one record.
+
+Like kafka-console-producer.sh: ``--property parse.key=true --property
+key.separator=:`` splits ``key:value`` lines. Every record is acknowledged before the
+command exits, and a failed one is reported with its reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import add_bootstrap, describe_client_error, fail, parse_pairs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="minikafka console-producer", description="Produce lines from stdin.")
+    add_bootstrap(p)
+    p.add_argument("--topic", required=True)
+    p.add_argument("--property", action="append", metavar="NAME=VALUE",
+                   help="parse.key=true, key.separator=: (as in Kafka's tool)")
+    p.add_argument("--producer-property", action="append", metavar="NAME=VALUE",
+                   help="a librdkafka producer setting, e.g. acks=all, compression.type=lz4")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    from confluent_kafka import Producer
+    args = build_parser().parse_args(argv)
+    props = parse_pairs(args.property, "--property")
+    parse_key = props.get("parse.key", "false").lower() == "true"
+    sep = props.get("key.separator", "\t")
+    conf = {"bootstrap.servers": args.bootstrap_server, "partitioner": "murmur2_random"}
+    conf.update(parse_pairs(args.producer_property, "--producer-property"))
+    failures = []
+    producer = Producer(conf)
+
+    def on_delivery(err, msg):
+        if err is not None:
+            failures.append(err)
+
+    for lineno, line in enumerate(sys.stdin, 1):
+        line = line.rstrip("\n")
+        key = None
+        if parse_key:
+            if sep not in line:
+                fail(f"line {lineno} has no key separator {sep!r}: {line!r}")
+            key, line = line.split(sep, 1)
+        producer.produce(args.topic, value=line.encode(), key=key.encode() if key is not None else None,
+                         on_delivery=on_delivery)
+        producer.poll(0)
+    left = producer.flush(30)
+    if left:
+        fail(f"{left} record(s) were not acknowledged within 30 s. Is the broker reachable?")
+    if failures:
+        fail(f"{len(failures)} record(s) failed: {describe_client_error(Exception(failures[0]))}")
+    return 0

@@ -1,0 +1,135 @@
+"""Followers copy the leader's log; the leader keeps the ISR honest.
+
+Each broker runs one ``ReplicaFetcher``. For every partition it follows, it asks the
+leader for the batches after its own log end offset, exactly as Kafka's replica
+fetcher does with Fetch requests (the brokers share a process, so the "request" is a
+method call on the leader broker: ``Leader.fetch_for_follower``). The fetch offset
+tells the leader how far the follower has got; from that the leader advances the high
+watermark (the smallest log end offset in the ISR), adds a follower that caught up
+back to the ISR, and drops one that has not caught up for ``replica.lag.time.max.ms``.
+
+Before its first fetch from a new leader a follower cuts its log where it diverges
+from the leader's, found through the leader epoch cache (KIP-101, KIP-279).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from .errors import ErrorCode, KafkaError
+from .partition import FollowerState, Partition, now_ms
+
+if TYPE_CHECKING:
+    from .broker import Broker
+
+log = logging.getLogger("minikafka.replication")
+
+REPLICA_FETCH_MAX_BYTES = 1 << 20
+REPLICA_FETCH_WAIT_S = 0.5  # replica.fetch.wait.max.ms
+
+
+def fetch_for_follower(leader: Partition, follower_id: int, offset: int, max_bytes: int) -> tuple[bytes, int, int]:
+    """Leader side of a follower's fetch: record its progress, return (data, hw, log start)."""
+    if not leader.is_leader:
+        raise KafkaError(ErrorCode.not_leader_or_follower)
+    if offset > leader.log_end_offset:
+        raise KafkaError(ErrorCode.offset_out_of_range, "The follower is ahead of the leader; it must truncate.")
+    state = leader.followers.setdefault(follower_id, FollowerState(offset))
+    state.log_end_offset = offset
+    if offset >= leader.log_end_offset:
+        state.last_caught_up_ms = now_ms()
+    leader.update_high_watermark()
+    if offset < leader.log_start_offset:
+        return b"", leader.high_watermark, leader.log_start_offset
+    return leader.log.read(offset, max_bytes), leader.high_watermark, leader.log_start_offset
+
+
+def divergence_point(follower: Partition, leader: Partition) -> int:
+    """Where the follower's log must be cut so that it is a prefix of the leader's."""
+    epoch = follower.epochs.latest
+    if epoch < 0:
+        return min(follower.log_end_offset, leader.log_end_offset)
+    leader_epoch, end = leader.epochs.end_offset_for(epoch, leader.log_end_offset)
+    if leader_epoch < 0:
+        return min(follower.log_end_offset, end, leader.log_end_offset)
+    return min(follower.log_end_offset, end)
+
+
+class ReplicaFetcher:
+    """One broker's loop that keeps all its follower replicas up to date."""
+
+    def __init__(self, broker: "Broker"):
+        self.broker = broker
+        self.delay_ms = 0  # slow_broker(): a lagging follower, to watch the ISR shrink
+
+    def followed(self) -> list[tuple[Partition, Partition]]:
+        """(my replica, the leader's replica) for every partition I follow whose leader is up."""
+        out = []
+        peers = self.broker.peers
+        for part in self.broker.partitions.values():
+            leader_id = part.info.leader
+            if part.is_leader or leader_id not in peers:
+                continue
+            leader = peers[leader_id].partitions.get((part.topic, part.index))
+            if leader is not None and leader.is_leader:
+                out.append((part, leader))
+        return out
+
+    async def run(self) -> None:
+        while True:
+            if self.delay_ms:
+                await asyncio.sleep(self.delay_ms / 1000)
+            pairs = self.followed()
+            progressed = False
+            for mine, leader in pairs:
+                progressed |= self.fetch_once(mine, leader)
+            if not progressed:
+                waiters = [leader.waiter() for _, leader in pairs]
+                await self._wait(waiters)
+
+    def fetch_once(self, mine: Partition, leader: Partition) -> bool:
+        if mine.needs_truncation:
+            mine.truncate_to(divergence_point(mine, leader))
+            mine.needs_truncation = False
+        if mine.log_end_offset < leader.log_start_offset:
+            # Retention removed what this follower lacks: restart its log at the leader's start.
+            mine.truncate_to(0)
+            mine.log.reset_start(leader.log_start_offset)
+        try:
+            data, hw, _ = fetch_for_follower(leader, self.broker.node_id, mine.log_end_offset, REPLICA_FETCH_MAX_BYTES)
+        except KafkaError as e:
+            if e.code == ErrorCode.offset_out_of_range:
+                mine.needs_truncation = True
+            return False
+        if data:
+            mine.append_replicated(data)
+        mine.set_high_watermark(hw)
+        return bool(data)
+
+    @staticmethod
+    async def _wait(waiters: list[asyncio.Future]) -> None:
+        if not waiters:
+            await asyncio.sleep(REPLICA_FETCH_WAIT_S)
+            return
+        _, pending = await asyncio.wait(waiters, timeout=REPLICA_FETCH_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
+        for fut in pending:
+            fut.cancel()
+
+
+def isr_changes(part: Partition, lag_max_ms: int, now: int) -> tuple[list[int], list[int]]:
+    """Leader: (followers to drop from the ISR, followers to add back)."""
+    drop, add = [], []
+    for broker_id in part.info.replicas:
+        if broker_id == part.node_id:
+            continue
+        state = part.followers.get(broker_id)
+        if broker_id in part.info.isr:
+            if state is not None and state.log_end_offset < part.log_end_offset \
+                    and now - state.last_caught_up_ms > lag_max_ms:
+                drop.append(broker_id)
+        elif state is not None and state.log_end_offset >= part.high_watermark \
+                and state.log_end_offset >= part.log_end_offset:
+            add.append(broker_id)
+    return drop, add

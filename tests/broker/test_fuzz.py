@@ -1,0 +1,96 @@
+"""Random and mutated frames never take the broker down (a malformed frame closes
+only the connection that sent it), and a normal client is served afterwards."""
+
+from __future__ import annotations
+
+import datetime
+import random
+import socket
+import struct
+
+from kio.schema.api_versions.v3.request import ApiVersionsRequest
+from kio.schema.fetch.v11.request import FetchPartition, FetchRequest, FetchTopic
+from kio.schema.metadata.v9.request import MetadataRequest, MetadataRequestTopic
+from kio.schema.produce.v8.request import PartitionProduceData, ProduceRequest, TopicProduceData
+
+from minikafka import records
+from tests.rawclient import RawClient
+
+SEED = 20261122
+ROUNDS = 3000
+
+
+def seed_frames(bootstrap: str) -> list[bytes]:
+    """Valid requests of several APIs, as the starting point for mutation."""
+    raw = RawClient(bootstrap)
+    batch = records.build_batch([records.Record(0, 1, b"k", b"v" * 20)])
+    reqs = [
+        (ApiVersionsRequest(client_software_name="fuzz", client_software_version="1"), 18, 3),
+        (MetadataRequest(topics=(MetadataRequestTopic(name="fuzzed"),), allow_auto_topic_creation=True,
+                         include_cluster_authorized_operations=False, include_topic_authorized_operations=False), 3, 9),
+        (ProduceRequest(transactional_id=None, acks=1, timeout=datetime.timedelta(seconds=1),
+                        topic_data=(TopicProduceData(name="fuzzed", partition_data=(
+                            PartitionProduceData(index=0, records=batch),)),)), 0, 8),
+        (FetchRequest(replica_id=-1, max_wait=datetime.timedelta(milliseconds=10), min_bytes=1, max_bytes=1 << 20,
+                      isolation_level=0, session_id=0, session_epoch=-1,
+                      topics=(FetchTopic(topic="fuzzed", partitions=(FetchPartition(
+                          partition=0, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1,
+                          partition_max_bytes=1 << 20),)),), forgotten_topics_data=(), rack_id=""), 1, 11),
+    ]
+    frames = [raw.encode(r, k, v) for r, k, v in reqs]
+    raw.close()
+    return frames
+
+
+def mutate(rng: random.Random, frame: bytes) -> bytes:
+    data = bytearray(frame)
+    for _ in range(rng.randint(1, 6)):
+        op = rng.random()
+        if op < 0.5 and data:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        elif op < 0.7 and data:
+            del data[rng.randrange(len(data)):]
+        elif op < 0.85:
+            data[rng.randrange(len(data) + 1):rng.randrange(len(data) + 1)] = rng.randbytes(rng.randint(1, 16))
+        else:
+            pos = rng.randrange(max(len(data) - 3, 1))
+            data[pos:pos + 4] = struct.pack(">i", rng.choice([-1, 0, 0x7FFFFFFF, -0x80000000, 1 << 20]))
+    return bytes(data)
+
+
+def fire(addr: tuple[str, int], payload: bytes, declared_size: int | None = None) -> None:
+    with socket.create_connection(addr, timeout=2) as s:
+        size = len(payload) if declared_size is None else declared_size
+        s.sendall(struct.pack(">i", size) + payload)
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(0.5)
+        try:
+            while s.recv(65536):
+                pass
+        except (socket.timeout, ConnectionError):
+            pass
+
+
+def test_fuzzed_frames_never_kill_the_broker(make_cluster):
+    cluster = make_cluster(in_memory=True)
+    host, port = cluster.bootstrap_servers.split(":")
+    addr = (host, int(port))
+    rng = random.Random(SEED)
+    frames = seed_frames(cluster.bootstrap_servers)
+    for i in range(ROUNDS):
+        kind = i % 4
+        if kind == 0:
+            fire(addr, rng.randbytes(rng.randint(0, 64)))
+        elif kind == 1:
+            fire(addr, rng.randbytes(16), declared_size=rng.choice([-5, 0, 3, 1 << 30]))
+        else:
+            fire(addr, mutate(rng, rng.choice(frames)))
+    # The broker still answers real clients after all that.
+    from kafka import KafkaConsumer, KafkaProducer
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers)
+    producer.send("after-fuzz", b"still alive").get(10)
+    producer.close()
+    consumer = KafkaConsumer("after-fuzz", bootstrap_servers=cluster.bootstrap_servers,
+                             auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    assert [m.value for m in consumer] == [b"still alive"]
+    consumer.close()
