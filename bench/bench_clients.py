@@ -20,7 +20,8 @@ from _broker import broker
 
 def create_topic(bootstrap: str, name: str) -> None:
     from confluent_kafka.admin import AdminClient, NewTopic
-    AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(name, 1, 1)])[name].result(10)
+    client = AdminClient({"bootstrap.servers": bootstrap})  # must outlive its futures
+    client.create_topics([NewTopic(name, 1, 1)])[name].result(10)
 
 
 def confluent_produce(bootstrap, topic, n, size) -> float:

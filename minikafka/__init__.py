@@ -8,7 +8,13 @@ the Kafka wire protocol. ``Cluster`` runs brokers inside your process::
         print(cluster.bootstrap_servers)
 """
 
-from .cluster import Cluster
-
 __all__ = ["Cluster"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Imported on first use, so that `minikafka --help` and the CLI tools start fast.
+    if name == "Cluster":
+        from .cluster import Cluster
+        return Cluster
+    raise AttributeError(f"module 'minikafka' has no attribute {name!r}")

@@ -6,9 +6,13 @@ import argparse
 import logging
 import sys
 
-from ..cluster import Cluster
-from ..config import ConfigError, read_properties
-from .common import parse_pairs
+# kio registers Hypothesis strategies when Hypothesis is importable (test installs have
+# it); a broker process never needs them, and skipping them halves its start-up time.
+sys.modules.setdefault("hypothesis", None)
+
+from ..cluster import Cluster  # noqa: E402
+from ..config import ConfigError, read_properties  # noqa: E402
+from .common import parse_pairs  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
