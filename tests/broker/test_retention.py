@@ -34,6 +34,7 @@ def produce(bootstrap, topic, items):
 
 def read_all(bootstrap, topic):
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "r", "enable.auto.commit": False,
+                  "auto.offset.reset": "earliest",
                   "enable.partition.eof": True})
     c.assign([TopicPartition(topic, 0, 0)])
     out = []

@@ -1,0 +1,180 @@
+"""``minikafka dump-log PATH``: print the batches of segment files, like kafka-dump-log.sh.
+
+PATH is a ``.log`` segment, a partition directory (every segment in offset order), or an
+``.index`` / ``.timeindex`` file. The tool only reads: it never recovers or truncates,
+so it shows a torn tail as Kafka's tool does ("Found N invalid bytes at the end").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import struct
+import sys
+from typing import TextIO
+
+from ..log.index import OffsetIndex, TimeIndex
+from ..log.segment import parse_base_offset, scan_batches
+from ..records import (
+    COMPRESSION_NAMES,
+    BatchHeader,
+    CorruptRecordError,
+    crc_of,
+    iter_records,
+    parse_control_key,
+)
+
+_CONTROL_TYPES = {0: "ABORT", 1: "COMMIT"}
+
+
+class DumpError(Exception):
+    """The path cannot be dumped; the message is one sentence for the user."""
+
+
+def dump(path: str | os.PathLike, out: TextIO, *, print_data: bool = False) -> None:
+    """Write the dump of ``path`` to ``out``; raise DumpError if it cannot be read."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        segments = (p for p in path.glob("*.log") if parse_base_offset(p) is not None)
+        files = sorted(segments, key=parse_base_offset)
+        if not files:
+            raise DumpError(f"{path} is a directory without any segment (.log) files.")
+        for file in files:
+            _dump_file(file, out, print_data)
+    elif path.exists():
+        _dump_file(path, out, print_data)
+    else:
+        raise DumpError(f"{path} does not exist.")
+
+
+def _dump_file(path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+    dumpers = {".log": _dump_segment, ".index": _dump_offset_index, ".timeindex": _dump_time_index}
+    if path.suffix not in dumpers:
+        raise DumpError(f"{path} is not a .log, .index or .timeindex file, nor a partition directory.")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as e:
+        raise DumpError(f"{path} cannot be read: {e.strerror}.") from None
+    try:
+        out.write(f"Dumping {path}\n")
+        dumpers[path.suffix](fd, path, out, print_data)
+    finally:
+        os.close(fd)
+
+
+def _dump_segment(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+    size = os.fstat(fd).st_size
+    out.write(f"Log starting offset: {parse_base_offset(path) or 0}\n")
+    end = 0
+    try:
+        for position, batch in scan_batches(lambda pos, n: os.pread(fd, n, pos), size):
+            out.write(batch_line(batch, position) + "\n")
+            if print_data:
+                for line in record_lines(batch):
+                    out.write(line + "\n")
+            end = position + len(batch)
+    except CorruptRecordError:
+        pass
+    if end < size:
+        out.write(f"Found {size - end} invalid bytes at the end of {path.name}\n")
+
+
+def _timestamp_label(header: BatchHeader) -> str:
+    return "LogAppendTime" if header.timestamp_type == 1 else "CreateTime"
+
+
+def batch_line(batch: bytes | memoryview, position: int) -> str:
+    """One batch described the way kafka-dump-log.sh does."""
+    h = BatchHeader.parse(batch)
+    return (
+        f"baseOffset: {h.base_offset} lastOffset: {h.last_offset} count: {h.record_count} "
+        f"baseSequence: {h.base_sequence} lastSequence: {h.last_sequence} producerId: {h.producer_id} "
+        f"producerEpoch: {h.producer_epoch} partitionLeaderEpoch: {h.partition_leader_epoch} "
+        f"isTransactional: {str(h.is_transactional).lower()} isControl: {str(h.is_control).lower()} "
+        f"position: {position} {_timestamp_label(h)}: {h.max_timestamp} size: {h.size} magic: {h.magic} "
+        f"compresscodec: {COMPRESSION_NAMES.get(h.compression, h.compression)} crc: {h.crc} "
+        f"isvalid: {str(crc_of(batch) == h.crc and h.magic == 2).lower()}"
+    )
+
+
+def record_lines(batch: bytes | memoryview) -> list[str]:
+    """The ``| offset: ...`` lines of --print-data-log for one batch."""
+    h = BatchHeader.parse(batch)
+    try:
+        records = list(iter_records(batch))
+    except Exception as e:  # noqa: BLE001 - a damaged payload (any codec's error) must not stop the dump
+        return [f"| cannot decode the records of this batch: {e}"]
+    lines = []
+    for r in records:
+        ts = h.max_timestamp if h.timestamp_type == 1 else r.timestamp
+        seq = -1 if h.base_sequence < 0 else (h.base_sequence + r.offset - h.base_offset) & 0x7FFFFFFF
+        line = (
+            f"| offset: {r.offset} {_timestamp_label(h)}: {ts} keySize: {_size(r.key)} "
+            f"valueSize: {_size(r.value)} sequence: {seq} headerKeys: [{','.join(k for k, _ in r.headers)}]"
+        )
+        lines.append(line + (_control_text(r.key, r.value) if h.is_control else _data_text(r.key, r.value)))
+    return lines
+
+
+def _size(data: bytes | None) -> int:
+    return -1 if data is None else len(data)
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _data_text(key: bytes | None, value: bytes | None) -> str:
+    key_part = "" if key is None else f" key: {_text(key)}"
+    return f"{key_part} payload: {'null' if value is None else _text(value)}"
+
+
+def _control_text(key: bytes | None, value: bytes | None) -> str:
+    kind = _CONTROL_TYPES.get(parse_control_key(key), "UNKNOWN")
+    epoch = struct.unpack_from(">i", value, 2)[0] if value and len(value) >= 6 else -1
+    return f" endTxnMarker: {kind} coordinatorEpoch: {epoch}"
+
+
+def _dump_offset_index(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+    base = parse_base_offset(path) or 0
+    index = OffsetIndex.from_bytes(_read_all(fd), log_size=2**31)
+    if index is None:
+        raise DumpError(f"{path} is not a valid offset index (entries out of order or cut short).")
+    for rel, pos in zip(index.offsets, index.positions):
+        out.write(f"offset: {base + rel} position: {pos}\n")
+
+
+def _dump_time_index(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+    base = parse_base_offset(path) or 0
+    index = TimeIndex.from_bytes(_read_all(fd))
+    if index is None:
+        raise DumpError(f"{path} is not a valid time index (entries out of order or cut short).")
+    for ts, rel in zip(index.timestamps, index.offsets):
+        out.write(f"timestamp: {ts} offset: {base + rel}\n")
+
+
+def _read_all(fd: int) -> bytes:
+    return os.pread(fd, os.fstat(fd).st_size, 0)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="minikafka dump-log", description="Print the record batches of a partition's segment files."
+    )
+    parser.add_argument("path", help="a .log/.index/.timeindex file or a partition directory")
+    parser.add_argument("--print-data-log", action="store_true", help="also print every record")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help or a usage error: argparse has already printed
+        return int(e.code or 0)
+    try:
+        dump(args.path, sys.stdout, print_data=args.print_data_log)
+    except DumpError as e:
+        print(f"minikafka dump-log: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
