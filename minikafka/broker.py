@@ -57,8 +57,10 @@ class Broker:
         loop = asyncio.get_running_loop()
         self._tasks += [loop.create_task(self._housekeeping()), loop.create_task(self.fetcher.run()),
                         loop.create_task(self._watch_isr())]
-        from .groups.coordinator import attach as attach_groups  # noqa: PLC0415 (optional while groups are built)
+        from .groups.coordinator import attach as attach_groups
+        from .transactions.coordinator import attach as attach_transactions
         attach_groups(self)
+        attach_transactions(self)
 
     async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
@@ -99,6 +101,16 @@ class Broker:
         if part is None or not part.is_leader:
             raise KafkaError(ErrorCode.not_leader_or_follower, f"Broker {self.node_id} does not lead {topic}-{index}.")
         return part
+
+    def transaction_coordinator_for(self, transactional_id: str):
+        """The coordinator (on whichever live broker) that owns a transactional id, if any."""
+        from .transactions.coordinator import TOPIC, partition_for_key
+        topic = self.metadata.topics.get(TOPIC)
+        if topic is None:
+            return None
+        leader = topic.partitions[partition_for_key(transactional_id, len(topic.partitions))].leader
+        peer = self.peers.get(leader)
+        return peer.transactions if peer else None
 
     def on_partition_change(self, topic: str, info) -> None:
         """The controller changed a partition's leader or ISR (LeaderAndIsr, in Kafka)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import struct
 import time
 from dataclasses import dataclass, field
 
@@ -83,11 +84,26 @@ class Partition:
         self.epochs = LeaderEpochCache()
         self.followers: dict[int, FollowerState] = {}
         self.needs_truncation = True  # a follower checks divergence before its first fetch
+        self.aborted: list[tuple[int, int, int]] = []  # (producer id, first offset, marker offset)
         self._waiters: list[asyncio.Future] = []
-        for header, _batch in log.batches(log.log_start_offset):
-            self.producers.record(header)
-            self.epochs.assign(header.partition_leader_epoch, header.base_offset)
+        self._rebuild_state()
         log.high_watermark = log.log_end_offset
+
+    def _rebuild_state(self) -> None:
+        """Producer state, leader epochs and aborted transactions, from the log itself."""
+        self.producers, self.epochs, self.aborted = ProducerStateTable(), LeaderEpochCache(), []
+        for header, batch in self.log.batches(self.log.log_start_offset):
+            self._observe(header, batch)
+
+    def _observe(self, header: records.BatchHeader, batch) -> None:
+        """Account for one batch that is now in the log (appended, replicated or recovered)."""
+        if header.is_control and header.is_transactional:
+            first = self.producers.open_transactions().get(header.producer_id, -1)
+            key = next(records.iter_records(batch)).key
+            if records.parse_control_key(key) == records.CONTROL_ABORT and first >= 0:
+                self.aborted.append((header.producer_id, first, header.base_offset))
+        self.producers.record(header)
+        self.epochs.assign(header.partition_leader_epoch, header.base_offset)
 
     # -- offsets and role ---------------------------------------------------------
     @property
@@ -151,8 +167,8 @@ class Partition:
         self.epochs.assign(epoch, self.log_end_offset)
         result = self.log.append(stamped, append_time_ms=now_ms())
         offset = result.base_offset
-        for header in headers:  # the log gave them consecutive offsets from base_offset
-            self.producers.record(dataclasses.replace(header, base_offset=offset))
+        for header, batch in zip(headers, stamped):  # the log gave them consecutive offsets
+            self._observe(dataclasses.replace(header, base_offset=offset, partition_leader_epoch=epoch), batch)
             offset += header.last_offset_delta + 1
         self.notify()  # followers fetch what is new, even before the high watermark moves
         self.update_high_watermark()
@@ -165,9 +181,16 @@ class Partition:
             return
         self.log.append(batches, assign_offsets=False)
         for b in batches:
-            header = records.BatchHeader.parse(b)
-            self.producers.record(header)
-            self.epochs.assign(header.partition_leader_epoch, header.base_offset)
+            self._observe(records.BatchHeader.parse(b), b)
+
+    def write_marker(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int = 0) -> int:
+        """Leader: end a producer's transaction here with a COMMIT or ABORT control record."""
+        kind = records.CONTROL_COMMIT if commit else records.CONTROL_ABORT
+        value = struct.pack(">hi", 0, coordinator_epoch)
+        batch = records.build_batch([records.Record(0, now_ms(), records.control_record_key(kind), value)],
+                                    producer_id=producer_id, producer_epoch=producer_epoch,
+                                    transactional=True, control=True)
+        return self.append_batches([batch]).base_offset
 
     # -- replication state ----------------------------------------------------------
     def update_high_watermark(self) -> None:
@@ -189,10 +212,7 @@ class Partition:
     def truncate_to(self, offset: int) -> None:
         if offset < self.log_end_offset:
             self.log.truncate_to(offset)
-            self.epochs.truncate_from(offset)
-            self.producers = ProducerStateTable()
-            for header, _ in self.log.batches(self.log_start_offset):
-                self.producers.record(header)
+            self._rebuild_state()
         self.log.high_watermark = min(self.log.high_watermark, self.log_end_offset)
 
     # -- read path ------------------------------------------------------------------
@@ -208,7 +228,7 @@ class Partition:
 
     def aborted_transactions(self, start: int, end: int) -> list[tuple[int, int]]:
         """(producer id, first offset) of aborted transactions overlapping [start, end)."""
-        return []
+        return [(pid, first) for pid, first, last in self.aborted if last >= start and first < end]
 
     # -- waiting for data (Fetch long poll, follower fetchers) -----------------------
     def waiter(self) -> asyncio.Future:

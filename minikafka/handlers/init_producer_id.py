@@ -8,6 +8,7 @@ epoch to fence any older instance.
 
 from __future__ import annotations
 
+from . import _txn
 from ..errors import ErrorCode, KafkaError
 
 
@@ -15,13 +16,11 @@ async def handle(ctx, request):
     broker = ctx.broker
     try:
         if request.transactional_id is not None:
-            if broker.transactions is None:
-                raise KafkaError(ErrorCode.coordinator_not_available, "Transactions are not available on this broker.")
-            pid, epoch = await broker.transactions.init_producer_id(
+            pid, epoch = await _txn.coordinator(ctx).init_producer_id(
                 request.transactional_id, int(request.transaction_timeout.total_seconds() * 1000),
                 getattr(request, "producer_id", -1), getattr(request, "producer_epoch", -1))
         else:
             pid, epoch = broker.metadata.next_producer_id(), 0
     except KafkaError as e:
-        return ctx.respond(error_code=e.code, producer_id=-1, producer_epoch=-1)
+        return ctx.respond(error_code=_txn.code_for(ctx, "InitProducerId", e), producer_id=-1, producer_epoch=-1)
     return ctx.respond(error_code=ErrorCode.none, producer_id=pid, producer_epoch=epoch)

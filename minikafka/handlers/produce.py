@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 
+from .. import records
 from ..errors import ErrorCode, KafkaError
 
 _UTC = datetime.timezone.utc
@@ -31,10 +32,15 @@ async def _produce_one(ctx, request, topic: str, data):
         if request.acks == -1:
             broker.check_min_insync(part)
         if request.transactional_id is not None and broker.transactions is not None:
-            broker.transactions.check_produce(request.transactional_id, part, data.records)
+            header = records.BatchHeader.parse(data.records)
+            broker.transactions.check_produce(request.transactional_id, part, header.producer_id,
+                                              header.producer_epoch)
         info = part.append_produced(data.records)
         if request.acks == -1:
             await broker.wait_for_replicas(part, info.last_offset + 1, request.timeout)
+    except records.CorruptRecordError as e:
+        return ctx.make("PartitionProduceResponse", index=data.index, error_code=ErrorCode.corrupt_message,
+                        base_offset=-1, log_append_time=None, log_start_offset=-1, record_errors=(), error_message=str(e))
     except KafkaError as e:
         return ctx.make("PartitionProduceResponse", index=data.index, error_code=e.code, base_offset=-1,
                         log_append_time=None, log_start_offset=-1, record_errors=(), error_message=e.message)

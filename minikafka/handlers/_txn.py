@@ -1,0 +1,22 @@
+"""What the transaction handlers share: finding the coordinator, and the fencing error
+each API version understands (PRODUCER_FENCED arrived with KIP-588; older versions
+get INVALID_PRODUCER_EPOCH)."""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+
+# The first version of each API that may answer PRODUCER_FENCED.
+FENCED_SINCE = {"InitProducerId": 3, "AddPartitionsToTxn": 2, "AddOffsetsToTxn": 2, "EndTxn": 2, "TxnOffsetCommit": 3}
+
+
+def coordinator(ctx):
+    if ctx.broker.transactions is None:
+        raise KafkaError(ErrorCode.coordinator_not_available)
+    return ctx.broker.transactions
+
+
+def code_for(ctx, api: str, e: KafkaError) -> ErrorCode:
+    if e.code == ErrorCode.producer_fenced and ctx.api_version < FENCED_SINCE[api]:
+        return ErrorCode.invalid_producer_epoch
+    return e.code

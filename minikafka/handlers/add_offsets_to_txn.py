@@ -1,0 +1,17 @@
+"""AddOffsetsToTxn: the transaction will also commit a consumer group's offsets
+(consume-transform-produce); the group's ``__consumer_offsets`` partition joins it."""
+
+from __future__ import annotations
+
+from . import _txn
+from ..errors import ErrorCode, KafkaError
+
+
+async def handle(ctx, request):
+    try:
+        _txn.coordinator(ctx).add_offsets(request.transactional_id, request.producer_id, request.producer_epoch,
+                                          request.group_id)
+        code = ErrorCode.none
+    except KafkaError as e:
+        code = _txn.code_for(ctx, "AddOffsetsToTxn", e)
+    return ctx.respond(error_code=code)

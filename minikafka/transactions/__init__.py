@@ -1,0 +1,1 @@
+"""Transactions (KIP-98): the coordinator, its state machine and its log."""
