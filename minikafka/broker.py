@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .config import BrokerConfig
 from .errors import ErrorCode, KafkaError
-from .faults import Faults
+from .faults import DropConnection, Faults
 from .log import PartitionLog
 from .controller import Controller
 from .metadata import TopicInfo
@@ -215,7 +215,9 @@ class Broker:
         response = await handler_for(api_key)(ctx, request)
         if self.faults.latency_ms:
             await asyncio.sleep(self.faults.latency_ms / 1000)
-        if response is None or self.faults.take_drop(api_key):
+        if self.faults.take_drop(api_key):
+            raise DropConnection(f"fault injection: dropped the {api.name} response")
+        if response is None:
             return None
         return codec.encode_response(correlation_id, response)
 

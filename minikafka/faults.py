@@ -20,6 +20,10 @@ def _key(api: str | int) -> int:
     return api if isinstance(api, int) else _API_KEYS[api]
 
 
+class DropConnection(Exception):
+    """Raised on the request path to close a connection without answering."""
+
+
 class Faults:
     def __init__(self) -> None:
         self.latency_ms = 0
@@ -31,7 +35,8 @@ class Faults:
         self.latency_ms = max(0, int(ms))
 
     def drop_responses(self, api: str | int, count: int = 1) -> None:
-        """Process the next ``count`` requests of ``api`` but never send their responses.
+        """Process the next ``count`` requests of ``api``, then drop the connection
+        instead of answering, as a network failure would.
 
         With Produce this is the lost acknowledgement that makes a producer retry a
         batch the broker already wrote: the case idempotence exists for.

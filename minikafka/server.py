@@ -14,6 +14,7 @@ import logging
 import socket
 import struct
 
+from .faults import DropConnection
 from .protocol.codec import MalformedRequest
 
 log = logging.getLogger("minikafka.server")
@@ -64,6 +65,8 @@ class Listener:
             await self._loop(reader, writer, peer[0], conn_id)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went away
+        except DropConnection as e:
+            log.info("closing connection %d: %s", conn_id, e)
         except MalformedRequest as e:
             log.warning("closing connection %d from %s:%s: %s", conn_id, peer[0], peer[1], e)
         except asyncio.CancelledError:

@@ -19,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import records
+from ..groups import offsets
 from ..errors import ErrorCode, KafkaError
 from ..partition import Partition, now_ms
 from . import states, txnlog
@@ -35,18 +36,9 @@ OPEN = (TxnState.ONGOING,)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 
 
-def java_hash(s: str) -> int:
-    """Java's String.hashCode (UTF-16 code units, 32-bit overflow): Kafka maps ids with it."""
-    h, data = 0, s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
 def partition_for_key(key: str, partitions: int) -> int:
-    """Kafka's ``Utils.abs(key.hashCode) % partitions`` for coordinator placement."""
-    h = java_hash(key)
-    return (0 if h == -(1 << 31) else abs(h)) % partitions
+    """Kafka places transactional ids exactly as it places groups: ``abs(hashCode) % partitions``."""
+    return offsets.partition_for(key, partitions)
 
 
 class TransactionCoordinator:

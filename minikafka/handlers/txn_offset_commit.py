@@ -1,0 +1,51 @@
+"""TxnOffsetCommit: offsets a consume-transform-produce transaction commits.
+
+The group coordinator writes them to ``__consumer_offsets`` as transactional records of
+the producer; they become the group's committed offsets only when the transaction's
+COMMIT marker lands there, and vanish on ABORT. So the output records and the input
+offsets are committed together, or not at all: exactly-once processing.
+"""
+
+from __future__ import annotations
+
+from . import _txn
+from ..errors import ErrorCode, KafkaError
+from ..groups.offsets import CommittedOffset
+from ..partition import now_ms
+from ._groups import coordinator
+
+
+def _check_producer(ctx, request) -> None:
+    """Only the current epoch of the transactional id may commit offsets (fencing)."""
+    owner = ctx.broker.transaction_coordinator_for(request.transactional_id)
+    meta = owner.txns.get(request.transactional_id) if owner else None
+    if meta is None or meta.producer_id != request.producer_id:
+        raise KafkaError(ErrorCode.invalid_producer_id_mapping)
+    if request.producer_epoch != meta.producer_epoch:
+        raise KafkaError(ErrorCode.producer_fenced)
+
+
+async def _results(ctx, request, commits) -> dict:
+    try:
+        _check_producer(ctx, request)
+        return await coordinator(ctx).commit_transactional(
+            request.group_id, request.producer_id, request.producer_epoch, getattr(request, "member_id", ""),
+            getattr(request, "group_instance_id", None), getattr(request, "generation_id", -1), commits)
+    except KafkaError as e:
+        code = _txn.code_for(ctx, "TxnOffsetCommit", e)
+        return {(t, p): code for t, p, _ in commits}
+
+
+async def handle(ctx, request):
+    stamp = now_ms()
+    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, getattr(p, "committed_leader_epoch", -1),
+                                                           p.committed_metadata or "", stamp))
+               for t in request.topics for p in t.partitions]
+    results = await _results(ctx, request, commits)
+    topics = tuple(
+        ctx.make("TxnOffsetCommitResponseTopic", name=t.name, partitions=tuple(
+            ctx.make("TxnOffsetCommitResponsePartition", partition_index=p.partition_index,
+                     error_code=results.get((t.name, p.partition_index), ErrorCode.none))
+            for p in t.partitions))
+        for t in request.topics)
+    return ctx.respond(topics=topics)
