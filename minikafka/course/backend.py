@@ -1,0 +1,257 @@
+"""Where the course's Kafka lives: an embedded minikafka, or a real cluster.
+
+``bootstrap()`` is the one call every notebook makes. It returns, in this order:
+
+1. the address you pass it (a notebook's ``BOOTSTRAP`` parameter),
+2. ``KAFKA_BOOTSTRAP_SERVERS`` from the environment (for example the course's
+   docker compose cluster of real Apache Kafka brokers),
+3. the address of a minikafka ``Cluster`` started inside this Python process, once.
+
+``cluster()`` returns a ``ClusterHandle`` with the same methods on both back ends. It
+stops, crashes and restarts brokers through the embedded ``Cluster`` on minikafka and
+through ``docker compose`` on real Kafka, and it reads topology from the Admin API, so
+what it shows is what a client would see either way. The few things only minikafka
+can do (read its segment files, slow a follower) raise ``MinikafkaOnly`` elsewhere;
+``requires_minikafka()`` lets a cell skip them with a sentence instead.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..cluster import Cluster
+
+ENV_VAR = "KAFKA_BOOTSTRAP_SERVERS"
+# Broker id -> docker compose service, for the repository's docker-compose.yml.
+COMPOSE_SERVICES = {1: "kafka-1", 2: "kafka-2", 3: "kafka-3"}
+COMPOSE_FILE = Path(os.environ.get("KAFKA_COMPOSE_FILE", Path(__file__).resolve().parents[2] / "docker-compose.yml"))
+
+_embedded: dict[tuple, Cluster] = {}  # one embedded cluster per shape asked for
+_current: str | None = None  # the address the last bootstrap() call returned
+
+
+class MinikafkaOnly(NotImplementedError):
+    """Raised when a cell asks a real Kafka cluster for a power only minikafka has."""
+
+
+def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[str, Any] | None = None) -> str:
+    """The bootstrap address to give Kafka clients (see the module docstring for the order).
+
+    ``brokers`` and ``config`` shape the embedded minikafka; a real cluster is what it is.
+    Calling again with the same shape returns the cluster already running.
+    """
+    global _current
+    servers = servers or os.environ.get(ENV_VAR)
+    if servers:
+        _current = servers
+        return servers
+    key = (brokers, tuple(sorted((config or {}).items())))
+    if key not in _embedded:
+        embedded = Cluster(brokers=brokers, config=dict(config or {})).start()
+        _embedded[key] = embedded
+        plural = "broker" if brokers == 1 else "brokers"
+        print(f"Started an embedded minikafka ({brokers} {plural}) at {embedded.bootstrap_servers}. "
+              f"Set {ENV_VAR} to use a real Kafka cluster instead.")
+    _current = _embedded[key].bootstrap_servers
+    return _current
+
+
+def current_bootstrap() -> str:
+    """The address of the last ``bootstrap()`` call, starting the default cluster if none."""
+    return _current or bootstrap()
+
+
+def _embedded_at(servers: str) -> Cluster | None:
+    for embedded in _embedded.values():
+        if embedded._thread and embedded.bootstrap_servers == servers:
+            return embedded
+        if embedded._thread and set(servers.split(",")) <= {f"{embedded.host}:{p}" for p in embedded.ports.values()}:
+            return embedded  # the same cluster, seen while one of its brokers is down
+    return None
+
+
+@atexit.register
+def _stop_embedded() -> None:
+    for embedded in _embedded.values():
+        embedded.stop()
+    _embedded.clear()
+
+
+def cluster() -> "ClusterHandle":
+    """A handle on the cluster of the last ``bootstrap()`` call (embedded or real)."""
+    servers = current_bootstrap()
+    return ClusterHandle(servers, _embedded_at(servers))
+
+
+def requires_minikafka(what: str = "This cell") -> bool:
+    """True on the embedded minikafka; elsewhere print why the cell skips itself."""
+    if cluster().is_minikafka:
+        return True
+    print(f"{what} uses a power only the embedded minikafka has, so it is skipped on "
+          f"{current_bootstrap()}. Unset {ENV_VAR} to run it.")
+    return False
+
+
+def requires_real_kafka(what: str = "This cell") -> bool:
+    """True when talking to a cluster outside this process; otherwise print a sentence."""
+    if not cluster().is_minikafka:
+        return True
+    print(f"{what} needs a real Kafka cluster (set {ENV_VAR}, e.g. to the docker compose "
+          f"cluster), so it is skipped on the embedded minikafka.")
+    return False
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    """One partition as the Admin API describes it."""
+    partition: int
+    leader: int  # -1 while the partition has no leader
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+
+    def __str__(self) -> str:
+        leader = self.leader if self.leader >= 0 else "none"
+        return (f"partition {self.partition}: leader {leader}, replicas {list(self.replicas)}, "
+                f"in sync {list(self.isr)}")
+
+
+class ClusterHandle:
+    """The same operations on an embedded minikafka and on the docker compose cluster."""
+
+    def __init__(self, servers: str, embedded: Cluster | None):
+        self.bootstrap_servers = servers
+        self._embedded = embedded
+
+    def __repr__(self) -> str:
+        kind = "embedded minikafka" if self.is_minikafka else "external Kafka cluster"
+        return f"<{kind} at {self.bootstrap_servers}>"
+
+    @property
+    def is_minikafka(self) -> bool:
+        """True when this process runs the cluster (so it can look inside and break it)."""
+        return self._embedded is not None
+
+    @property
+    def embedded(self) -> Cluster:
+        """The minikafka ``Cluster`` object itself (minikafka only)."""
+        return self._minikafka("the embedded Cluster object")
+
+    # -- what any client can see (Admin API) -------------------------------------------
+    def brokers(self) -> dict[int, str]:
+        """Broker id -> the host:port it advertises, from a Metadata request."""
+        from .clients import admin
+        metadata = admin(self.bootstrap_servers).list_topics(timeout=10)
+        return {b.id: f"{b.host}:{b.port}" for b in sorted(metadata.brokers.values(), key=lambda b: b.id)}
+
+    def topology(self, topic: str) -> list[PartitionInfo]:
+        """Leader, replicas and ISR of each partition, as the Admin API reports them."""
+        from .clients import admin
+        metadata = admin(self.bootstrap_servers).list_topics(topic, timeout=10)
+        partitions = metadata.topics[topic].partitions.values()
+        return [PartitionInfo(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
+                for p in sorted(partitions, key=lambda p: p.id)]
+
+    def log_sizes(self, topic: str) -> dict[int, int]:
+        """Bytes each partition's log takes on the leader's disk.
+
+        minikafka reads its own segment files; real Kafka answers DescribeLogDirs.
+        """
+        if self.is_minikafka:
+            return {p: sum(s["size"] for s in segs) for p, segs in self._segments_by_partition(topic).items()}
+        from kafka.admin import KafkaAdminClient
+        client = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
+        try:
+            return _sizes_from_log_dirs(client.describe_log_dirs([topic]), topic, self.topology(topic))
+        finally:
+            client.close()
+
+    # -- minikafka-only: looking inside ------------------------------------------------
+    def segments(self, topic: str, partition: int = 0) -> list[dict]:
+        """The leader's segment files of one partition: base offset, size, path (minikafka only)."""
+        self._minikafka("reading segment files")
+        return self._segments_by_partition(topic)[partition]
+
+    def partition_state(self, topic: str, partition: int = 0) -> dict:
+        """Leader, epoch, ISR, high watermark and each replica's log end offset (minikafka only)."""
+        return self._call("partition_state", "reading a partition's replica state", topic, partition)
+
+    def slow_broker(self, node_id: int, delay_ms: int) -> None:
+        """Make one broker lag behind by ``delay_ms`` (0 undoes it) (minikafka only)."""
+        self._call("slow_broker", "slowing a broker down", node_id, delay_ms)
+
+    # -- breaking things: both back ends -------------------------------------------------
+    def stop_broker(self, node_id: int) -> None:
+        """A clean shutdown: leadership moves away first."""
+        self._act("stop_broker", "stop", node_id)
+
+    def crash_broker(self, node_id: int) -> None:
+        """An abrupt stop: no goodbye, nothing flushed (``docker compose kill`` on real Kafka)."""
+        self._act("crash_broker", "kill", node_id)
+
+    def start_broker(self, node_id: int) -> None:
+        """Bring a stopped or crashed broker back with its old data."""
+        self._act("start_broker", "start", node_id)
+
+    # -- plumbing -----------------------------------------------------------------------------
+    def _minikafka(self, what: str) -> Cluster:
+        if self._embedded is None:
+            raise MinikafkaOnly(f"{what[0].upper() + what[1:]} is possible only on the embedded minikafka; "
+                                f"{self.bootstrap_servers} is a cluster outside this process. "
+                                f"Skip this cell, or unset {ENV_VAR} to run it on minikafka.")
+        return self._embedded
+
+    def _call(self, method: str, what: str, *args) -> Any:
+        fn = getattr(self._minikafka(what), method, None)
+        if fn is None:
+            raise NotImplementedError(f"This minikafka has no Cluster.{method}() yet, so {what} "
+                                      "cannot be shown here.")
+        return fn(*args)
+
+    def _act(self, method: str, compose_command: str, node_id: int) -> None:
+        if self.is_minikafka:
+            self._call(method, f"{method.replace('_', ' ')} {node_id}", node_id)
+        else:
+            compose(compose_command, COMPOSE_SERVICES[node_id])
+
+    def _segments_by_partition(self, topic: str) -> dict[int, list[dict]]:
+        embedded = self._embedded
+
+        def read():
+            out = {}
+            for info in embedded.metadata.topics[topic].partitions:
+                leader = embedded.brokers.get(info.leader)
+                part = leader.partitions.get((topic, info.index)) if leader else None
+                out[info.index] = part.log.segments_info() if part else []
+            return out
+        return embedded.call(read)
+
+
+def compose(command: str, service: str, timeout: float = 120) -> None:
+    """Run ``docker compose <command> <service>`` on the course's compose file."""
+    if shutil.which("docker") is None:
+        raise RuntimeError("Stopping a real broker needs the docker command, and it is not installed here.")
+    if not COMPOSE_FILE.exists():
+        raise RuntimeError(f"No compose file at {COMPOSE_FILE}; set KAFKA_COMPOSE_FILE to yours.")
+    args = ["docker", "compose", "-f", str(COMPOSE_FILE), command, service]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"`{' '.join(args)}` failed: {done.stderr.strip()}")
+
+
+def _sizes_from_log_dirs(responses: list[dict], topic: str, topology: list[PartitionInfo]) -> dict[int, int]:
+    """Pick each partition's size on its leader out of kafka-python's DescribeLogDirs answer."""
+    leaders = {p.partition: p.leader for p in topology}
+    sizes = dict.fromkeys(leaders, 0)
+    for answer in responses:
+        for log_dir in answer["log_dirs"]:
+            for t in log_dir.get("topics", []):
+                for p in t["partitions"] if t["name"] == topic else []:
+                    if leaders.get(p["partition_index"]) == answer["broker"]:
+                        sizes[p["partition_index"]] += p["partition_size"]
+    return sizes

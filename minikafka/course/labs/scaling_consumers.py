@@ -1,0 +1,96 @@
+"""Check for lab 04: work through a backlog with a consumer group, exactly once.
+
+``prepare()`` fills a topic with numbered orders and returns a ``Backlog``. The
+learner's workers call ``backlog.handle(worker, record)`` for every order they
+process; ``handle`` is thread-safe and remembers who handled what. One worker is
+told to leave the group after a fixed number of orders (a scale-down), so the others
+must take over its partitions without skipping or repeating an order. ``check()``
+then counts: every order handled once, none twice, the leaver stopped at its quota,
+and the group's committed offsets reach the end of every partition (so a restart
+would not handle anything again).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..checks import Report
+
+
+@dataclass
+class Backlog:
+    topic: str
+    group: str
+    orders: int
+    partitions: int
+    bootstrap: str
+    time_limit: float
+    started: float = field(default_factory=time.monotonic)
+    handled: list[tuple[str, int, int]] = field(default_factory=list)  # (worker, partition, offset)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def handle(self, worker: str, record) -> None:
+        """Process one order: here that means writing down who handled it."""
+        with self._lock:
+            self.handled.append((worker, record.partition, record.offset))
+
+    def done(self) -> bool:
+        """True once every order has been handled at least once."""
+        with self._lock:
+            return len({(p, o) for _, p, o in self.handled}) >= self.orders
+
+    def time_left(self) -> float:
+        """Seconds left of the lab's time budget (loops should stop at 0)."""
+        return self.time_limit - (time.monotonic() - self.started)
+
+    def by_worker(self) -> Counter:
+        with self._lock:
+            return Counter(worker for worker, _, _ in self.handled)
+
+
+def prepare(*, bootstrap: str | None = None, partitions: int = 6, orders: int = 600,
+            time_limit: float = 60) -> Backlog:
+    """A new topic holding ``orders`` orders, and a fresh group name to process them with."""
+    from ..backend import current_bootstrap
+    from ..clients import new_topic, produce_demo
+    servers = bootstrap or current_bootstrap()
+    topic = new_topic("lab04-orders", partitions=partitions, bootstrap=servers)
+    produce_demo(topic, orders, key=lambda i: f"customer-{i % 50}", value=lambda i: f"order {i}", bootstrap=servers)
+    group = f"order-workers-{uuid.uuid4().hex[:6]}"
+    return Backlog(topic, group, orders, partitions, servers, time_limit)
+
+
+def check(backlog: Backlog, *, leaver: str, quota: int) -> None:
+    """Count what the workers did; raise ``CheckFailed`` with what is wrong."""
+    from ..clients import committed, offsets
+    counts = Counter((p, o) for _, p, o in backlog.handled)
+    per_worker = backlog.by_worker()
+    twice = sorted(k for k, n in counts.items() if n > 1)
+    ends = {o.partition: o.high_watermark for o in offsets(backlog.topic, bootstrap=backlog.bootstrap)}
+    every = {(p, o) for p, end in ends.items() for o in range(end)}
+    missing = sorted(every - set(counts))
+    with Report("Lab 04 · scaling a consumer group") as report:
+        report.check(not missing, f"all {backlog.orders} orders were handled",
+                     f"{len(missing)} of {backlog.orders} orders were never handled "
+                     f"(e.g. partition {missing[0][0]} offset {missing[0][1]}). Does every worker call "
+                     "backlog.handle(name, record) for each record it polls?" if missing else "")
+        report.check(not twice, "no order was handled twice",
+                     f"{len(twice)} orders were handled twice (e.g. partition {twice[0][0]} offset {twice[0][1]}). "
+                     "When a partition moves to another worker, it starts at the group's committed offset: "
+                     "commit each order's offset + 1 as soon as it is handled." if twice else "")
+        report.check(per_worker.get(leaver, 0) == quota,
+                     f"worker {leaver} handled exactly its quota of {quota} orders, then left",
+                     f"worker {leaver} should handle exactly {quota} orders and then leave the group, "
+                     f"but it handled {per_worker.get(leaver, 0)}.")
+        others = {w: n for w, n in per_worker.items() if w != leaver and n}
+        report.check(len(others) >= 2, f"the other workers shared the rest: {dict(sorted(others.items()))}",
+                     f"the rest of the work should be shared by the remaining workers; got {dict(per_worker)}.")
+        done = committed(backlog.group, backlog.topic, bootstrap=backlog.bootstrap)
+        behind = {p: (done.get(p), end) for p, end in ends.items() if done.get(p) != end}
+        report.check(not behind, "the group's committed offsets reach the end of every partition",
+                     "the group's committed offsets should equal each partition's end, so that a restarted "
+                     "worker finds nothing left to do; (committed, end) per partition: " + str(behind))

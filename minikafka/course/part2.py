@@ -1,0 +1,389 @@
+"""Pictures and probes for part 2 of the course: replication, storage, transactions.
+
+Notebooks 05-08 look at things the part 1 helpers do not draw: which broker holds
+which replica of each partition, who leads, who is in sync, how that changes while
+brokers fail, and the state machines behind groups and transactions.
+
+Everything a client can see is read with ordinary Admin requests (kafka-python's
+``describe_topics`` and ``describe_cluster``, which carry the leader epoch and the
+controller id), so the pictures are true on minikafka and on real Kafka alike. The
+few probes that look inside a broker (the transaction coordinator's state) say so
+and work on the embedded minikafka only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import matplotlib
+from matplotlib.patches import Patch
+
+from .backend import cluster, current_bootstrap
+from .views import LiveView, _display, _new_figure
+
+_kafka_admins: dict[str, Any] = {}
+
+ROLE_COLOURS = {"leader": "#f2a900", "in sync": "#2b7bba", "out of sync": "#e4572e", "down": "#b0b0b0"}
+
+
+@dataclass(frozen=True)
+class ReplicaState:
+    """One partition as a Metadata request describes it, leader epoch included."""
+    topic: str
+    partition: int
+    leader: int  # -1 while no replica can lead
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline: tuple[int, ...]  # replicas on brokers that are down
+
+    def role(self, broker: int, live: Iterable[int]) -> str | None:
+        """leader, in sync, out of sync, down, or None when the broker holds no replica."""
+        if broker not in self.replicas:
+            return None
+        if broker not in set(live) or broker in self.offline:
+            return "down"
+        if broker == self.leader:
+            return "leader"
+        return "in sync" if broker in self.isr else "out of sync"
+
+    def __str__(self) -> str:
+        leader = self.leader if self.leader >= 0 else "none (offline)"
+        return (f"{self.topic}-{self.partition}: leader {leader}, epoch {self.leader_epoch}, "
+                f"replicas {list(self.replicas)}, in sync {list(self.isr)}")
+
+
+def _kafka_admin(bootstrap: str):
+    from kafka.admin import KafkaAdminClient
+    if bootstrap not in _kafka_admins:
+        _kafka_admins[bootstrap] = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+    return _kafka_admins[bootstrap]
+
+
+def _ask(bootstrap: str | None, question: str, *args: Any) -> Any:
+    """Call a KafkaAdminClient method; while brokers come and go, retry with a new client."""
+    from kafka.errors import KafkaError
+    servers = bootstrap or current_bootstrap()
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            return getattr(_kafka_admin(servers), question)(*args)
+        except KafkaError:
+            if time.monotonic() > deadline:
+                raise
+            stale = _kafka_admins.pop(servers, None)
+            if stale is not None:
+                stale.close()
+            time.sleep(0.2)
+
+
+def replica_states(topic: str, *, bootstrap: str | None = None) -> list[ReplicaState]:
+    """Leader, leader epoch, replicas and ISR of every partition of ``topic``."""
+    answer = _ask(bootstrap, "describe_topics", [topic])[0]
+    return [ReplicaState(topic, p["partition_index"], p["leader_id"], p["leader_epoch"],
+                         tuple(p["replica_nodes"]), tuple(p["isr_nodes"]), tuple(p.get("offline_replicas") or ()))
+            for p in sorted(answer["partitions"], key=lambda p: p["partition_index"])]
+
+
+def controller(*, bootstrap: str | None = None) -> int:
+    """The broker id the cluster names as its controller (DescribeCluster)."""
+    return _ask(bootstrap, "describe_cluster")["controller_id"]
+
+
+def live_brokers(*, bootstrap: str | None = None) -> list[int]:
+    """Ids of the brokers that are up right now, as the cluster's metadata lists them."""
+    answer = _ask(bootstrap, "describe_cluster")
+    return sorted(b["broker_id"] for b in answer["brokers"])
+
+
+def replication_factor(wanted: int = 3) -> int:
+    """``wanted``, or fewer when the cluster has fewer brokers."""
+    return min(wanted, len(live_brokers()))
+
+
+def wait_for_isr(topic: str, size: int, timeout: float = 30) -> bool:
+    """Wait until every partition of ``topic`` has ``size`` in-sync replicas and its
+    preferred leader back; False (not an exception) after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = replica_states(topic)
+        if all(len(s.isr) >= size and s.leader == s.replicas[0] for s in states):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# -- partitions x brokers ---------------------------------------------------------------------
+class ReplicaMap(LiveView):
+    """A grid of partitions (rows) by brokers (columns): who leads, who follows in sync,
+    who lags, and which brokers are down. Drawn from a Metadata request each time."""
+
+    def __init__(self, topics: str | Sequence[str], *, bootstrap: str | None = None, title: str | None = None):
+        super().__init__()
+        self.topics = [topics] if isinstance(topics, str) else list(topics)
+        self.bootstrap, self.title = bootstrap, title
+
+    def figure(self):
+        states = [s for t in self.topics for s in replica_states(t, bootstrap=self.bootstrap)]
+        live = live_brokers(bootstrap=self.bootstrap)
+        brokers = sorted(set(live) | {b for s in states for b in s.replicas})
+        fig, ax = _new_figure(1.6 + 1.1 * len(brokers), 0.9 + 0.42 * len(states))
+        for col, broker in enumerate(brokers):
+            if broker not in live:
+                ax.axvspan(col - 0.5, col + 0.5, color="#eeeeee", zorder=0)
+        for row, state in enumerate(states):
+            for col, broker in enumerate(brokers):
+                role = state.role(broker, live)
+                if role:
+                    _mark(ax, col, row, role)
+            note = f"epoch {state.leader_epoch}" if state.leader >= 0 else "OFFLINE"
+            ax.text(len(brokers) - 0.35, row, note, va="center", fontsize=9,
+                    color="black" if state.leader >= 0 else ROLE_COLOURS["out of sync"])
+        ax.set_xticks(range(len(brokers)), [f"broker {b}" + ("" if b in live else "\n(down)") for b in brokers])
+        ax.set_yticks(range(len(states)), [_row_label(s, len(self.topics)) for s in states])
+        ax.set_xlim(-0.5, len(brokers) + 0.4)
+        ax.set_ylim(len(states) - 0.5, -0.5)
+        ax.tick_params(length=0)
+        for side in ("top", "right", "left", "bottom"):
+            ax.spines[side].set_visible(False)
+        handles = [Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title="replica")
+        try:
+            boss = f" · controller: broker {controller(bootstrap=self.bootstrap)}"
+        except Exception:  # noqa: BLE001 - a picture without the controller is still useful
+            boss = ""
+        ax.set_title(self.title or (", ".join(self.topics) + boss), fontsize=10)
+        return fig
+
+
+def _row_label(state: ReplicaState, topics: int) -> str:
+    return f"{state.topic}-{state.partition}" if topics > 1 else f"partition {state.partition}"
+
+
+def _mark(ax, x: float, y: float, role: str) -> None:
+    colour = ROLE_COLOURS[role]
+    letter = {"leader": "L", "in sync": "F", "out of sync": "F", "down": "×"}[role]
+    filled = role != "out of sync"
+    ax.scatter([x], [y], s=420, marker="s" if role == "leader" else "o", zorder=2,
+               facecolor=colour if filled else "white", edgecolor=colour, linewidth=2)
+    ax.text(x, y, letter, ha="center", va="center", zorder=3, fontsize=9, fontweight="bold",
+            color="white" if filled else colour)
+
+
+def show_replicas(topics: str | Sequence[str], **kwargs: Any) -> None:
+    """Draw the replica grid of one or more topics, once."""
+    ReplicaMap(topics, **kwargs).show()
+
+
+# -- one partition's replicas over time ------------------------------------------------------------
+class IsrTimeline(LiveView):
+    """The role of each replica of one partition, sample after sample.
+
+    ``record(label)`` reads the partition's metadata; the figure draws one row per
+    broker, coloured by its role (leader, in sync, out of sync, down), with labelled
+    events on the time axis, so elections and ISR changes show as colour changes.
+    """
+
+    def __init__(self, topic: str, partition: int = 0, *, bootstrap: str | None = None):
+        super().__init__()
+        self.topic, self.partition, self.bootstrap = topic, partition, bootstrap
+        self.samples: list[tuple[float, str | None, ReplicaState, tuple[int, ...]]] = []
+        self._start = time.monotonic()
+
+    def record(self, label: str | None = None) -> ReplicaState:
+        state = replica_states(self.topic, bootstrap=self.bootstrap)[self.partition]
+        live = tuple(live_brokers(bootstrap=self.bootstrap))
+        self.samples.append((time.monotonic() - self._start, label, state, live))
+        return state
+
+    def changes(self) -> list[str]:
+        """One line per sample where leader, epoch or ISR changed (and per labelled sample)."""
+        lines, last = [], None
+        for t, label, s, _ in self.samples:
+            key = (s.leader, s.leader_epoch, s.isr)
+            if key != last or label:
+                lines.append(f"{t:5.1f}s  leader {s.leader:>2}  epoch {s.leader_epoch}  in sync {list(s.isr)}"
+                             + (f"   <- {label}" if label else ""))
+            last = key
+        return lines
+
+    def figure(self):
+        brokers = sorted({b for _, _, s, live in self.samples for b in (*s.replicas, *live)})
+        fig, ax = _new_figure(9, 0.9 + 0.45 * max(1, len(brokers)))
+        times = [t for t, *_ in self.samples]
+        end = (times[-1] if times else 0) + 0.3
+        for i, (t, label, state, live) in enumerate(self.samples):
+            until = times[i + 1] if i + 1 < len(times) else end
+            for row, broker in enumerate(brokers):
+                role = state.role(broker, live)
+                if role:
+                    ax.broken_barh([(t, until - t)], (row - 0.35, 0.7), color=ROLE_COLOURS[role])
+        for t, label in _merged_labels([(t, label) for t, label, *_ in self.samples if label], end):
+            ax.axvline(t, color="black", linewidth=0.8, linestyle=":")
+            ax.annotate(label, (t, 1.0), xycoords=("data", "axes fraction"), xytext=(2, 4),
+                        textcoords="offset points", rotation=20, fontsize=8, va="bottom")
+        ax.set_yticks(range(len(brokers)), [f"broker {b}" for b in brokers])
+        ax.set_ylim(len(brokers) - 0.5, -0.5)
+        ax.set_xlim(0, end)
+        ax.set_xlabel("seconds")
+        handles = [Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+        ax.set_title(f"replicas of {self.topic}-{self.partition}",
+                     pad=40 if any(label for _, label, *_ in self.samples) else 6)
+        return fig
+
+
+def _merged_labels(labels: list[tuple[float, str]], span: float) -> list[tuple[float, str]]:
+    """Events closer than 4% of the time axis share one label, so their texts do not overlap."""
+    merged: list[tuple[float, str]] = []
+    for t, label in labels:
+        if merged and t - merged[-1][0] < 0.04 * span:
+            merged[-1] = (merged[-1][0], f"{merged[-1][1]}, then {label}")
+        else:
+            merged.append((t, label))
+    return merged
+
+
+# -- state machines declared as data -------------------------------------------------------------
+BOX_W, BOX_H = 0.85, 0.3  # half width and half height of a state's box, in data units
+
+
+def show_state_machine(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = "") -> None:
+    """Draw a ``(from, event, to)`` table as a diagram (the table is the only source)."""
+    _display(state_machine_figure(transitions, start=start, title=title))
+
+
+def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = ""):
+    """States in columns by distance from ``start``. Arrows between neighbouring columns
+    are straight; arrows that go back or skip a column arc above (or below) the states."""
+    layers = _layers(transitions, start)
+    column = {state: c for c, states in enumerate(layers) for state in states}
+    where = _positions(layers)
+    names = {state: _box_text(state) for state in where}
+    half = {state: 0.2 + 0.075 * max(map(len, names[state].split("\n"))) for state in where}
+    edges: dict[tuple[Any, Any], list[str]] = {}
+    for src, event, dst in transitions:
+        events = edges.setdefault((src, dst), [])
+        if event not in events:
+            events.append(event)
+    top = max(y for _, y in where.values()) + BOX_H
+    bottom = min(y for _, y in where.values()) - BOX_H
+    right = max(x for x, _ in where.values()) + 1.2
+    arcs = {"up": 0, "down": 0}
+    drawn = []
+    for (src, dst), events in sorted(edges.items(), key=lambda e: abs(column[e[0][1]] - column[e[0][0]])):
+        (xa, ya), (xb, yb) = where[src], where[dst]
+        label = "\n".join(e.replace(" / ", " /\n") for e in events)
+        side = "up" if (ya + yb) / 2 >= 0 else "down"
+        if src == dst:
+            drawn.append((_loop, (xa, ya, label, side)))
+        elif column[dst] == column[src] + 1:
+            drawn.append((_straight, ((xa + half[src], ya), (xb - half[dst], yb), label)))
+        else:
+            level = arcs[side]
+            arcs[side] += 1
+            apex = top + 1.0 + 0.8 * level if side == "up" else bottom - 1.0 - 0.8 * level
+            drawn.append((_arc, ((xa, ya), (xb, yb), apex, label, side)))
+    low, high = bottom - 0.9 - 0.8 * arcs["down"], top + 0.9 + 0.8 * arcs["up"]
+    fig, ax = _new_figure(0.72 * (right + 1.4), 0.8 + 0.72 * (high - low))
+    for draw, args in drawn:
+        draw(ax, *args)
+    for state, (x, y) in where.items():
+        first = state == start
+        ax.text(x, y, names[state], ha="center", va="center", fontsize=8, fontweight="bold", zorder=3,
+                color="white" if first else "black",
+                bbox=dict(boxstyle="round,pad=0.4", facecolor="#2b7bba" if first else "#dceaf6", edgecolor="#2b7bba"))
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.2, right)
+    ax.set_ylim(low - 0.2, high + 0.2)
+    ax.axis("off")
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+def _box_text(state: Any) -> str:
+    name = getattr(state, "name", str(state))
+    return name.replace("_", "\n", 1) if len(name) > 11 else name
+
+
+def _layers(transitions, start) -> list[list[Any]]:
+    """Breadth-first layers from ``start``; states with no way out go in a last layer."""
+    states = list(dict.fromkeys([s for s, _, _ in transitions] + [d for _, _, d in transitions]))
+    depth = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for src, _, dst in transitions:
+            if src == here and dst not in depth:
+                depth[dst] = depth[here] + 1
+                queue.append(dst)
+    last = max(depth.values()) + 1
+    for s in states:
+        if s != start and all(src != s or dst == s for src, _, dst in transitions):
+            depth[s] = last  # a sink (Dead) goes at the far right
+        depth.setdefault(s, last)
+    return [[s for s in states if depth[s] == d] for d in sorted(set(depth.values()))]
+
+
+def _positions(layers: list[list[Any]]) -> dict[Any, tuple[float, float]]:
+    return {state: (column * 3.2, ((len(states) - 1) / 2 - i) * 1.5)
+            for column, states in enumerate(layers) for i, state in enumerate(states)}
+
+
+def _edge_label(ax, x: float, y: float, label: str, **kw: Any) -> None:
+    ax.text(x, y, label, ha="center", fontsize=6.5, color="#333333", zorder=4,
+            bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.9), **kw)
+
+
+def _path_arrow(ax, points: list[tuple[float, float]]) -> None:
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
+    codes = [Path.MOVETO] + [Path.CURVE3] * (len(points) - 1) if len(points) == 3 else [Path.MOVETO, Path.LINETO]
+    ax.add_patch(FancyArrowPatch(path=Path(points, codes), arrowstyle="-|>", mutation_scale=10,
+                                 color="#555555", linewidth=1.0, zorder=1))
+
+
+def _straight(ax, a: tuple[float, float], b: tuple[float, float], label: str) -> None:
+    _path_arrow(ax, [a, b])
+    _edge_label(ax, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.08, label, va="bottom")
+
+
+def _arc(ax, a: tuple[float, float], b: tuple[float, float], apex: float, label: str, side: str) -> None:
+    sign = 1 if side == "up" else -1
+    nudge = 0.25 if b[0] < a[0] else -0.25  # leave and enter on the facing halves of the boxes
+    p0 = (a[0] - nudge, a[1] + sign * BOX_H)
+    p2 = (b[0] + nudge, b[1] + sign * BOX_H)
+    control = ((p0[0] + p2[0]) / 2, 2 * apex - (p0[1] + p2[1]) / 2)
+    _path_arrow(ax, [p0, control, p2])
+    _edge_label(ax, (p0[0] + p2[0]) / 2, apex, label, va="center")
+
+
+def _loop(ax, x: float, y: float, label: str, side: str) -> None:
+    sign = 1 if side == "up" else -1
+    p0, p2 = (x - 0.45, y + sign * BOX_H), (x + 0.45, y + sign * BOX_H)
+    _path_arrow(ax, [p0, (x, y + sign * (BOX_H + 1.1)), p2])
+    _edge_label(ax, x, y + sign * (BOX_H + 0.6), label, va="bottom" if side == "up" else "top")
+
+
+# -- looking inside minikafka -------------------------------------------------------------------------
+def transaction_state(transactional_id: str) -> str:
+    """The coordinator's state of a transactional id, e.g. ``ONGOING`` (minikafka only)."""
+    embedded = cluster().embedded
+
+    def read():
+        for broker in embedded.brokers.values():
+            coordinator = broker.transaction_coordinator_for(transactional_id)
+            if coordinator is not None:
+                meta = coordinator.txns.get(transactional_id)
+                return meta.state.name if meta else "unknown"
+        return "unknown"
+    return embedded.call(read)
+
+
+def colours(n: int) -> list:
+    """``n`` distinct colours for plots that compare settings side by side."""
+    palette = matplotlib.colormaps["tab10"].colors
+    return [palette[i % len(palette)] for i in range(n)]
