@@ -1,0 +1,25 @@
+"""DeleteGroups: forget empty groups and their committed offsets.
+
+Only a group with no active members can be deleted (NON_EMPTY_GROUP otherwise); its
+offsets and metadata get tombstones in ``__consumer_offsets``, so compaction removes
+them for good. An unknown group answers GROUP_ID_NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ._groups import coordinator
+
+
+def _delete(ctx, group_id: str) -> ErrorCode:
+    try:
+        coordinator(ctx).delete_group(group_id)
+    except KafkaError as e:
+        return e.code
+    return ErrorCode.none
+
+
+async def handle(ctx, request):
+    results = tuple(ctx.make("DeletableGroupResult", group_id=g, error_code=_delete(ctx, g))
+                    for g in request.groups_names)
+    return ctx.respond(results=results)

@@ -1,0 +1,46 @@
+"""DescribeGroups: a group's state, strategy and members, as ``--describe`` shows them.
+
+As in Kafka, members' subscription metadata and assignments are only given while the
+group is Stable (during a rebalance they are about to change); the member list is
+always given. An unknown group is described as Dead with no error. From v3 a client
+may ask for its authorized operations (KIP-430): all of them, as there are no ACLs.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ..groups.states import STABLE
+from ._groups import coordinator
+
+NOT_REQUESTED = -(2**31)
+# READ, DELETE, DESCRIBE: the operations Kafka's ACLs know for a group.
+ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+
+
+def _member(ctx, group, m):
+    stable = group.state is STABLE
+    return ctx.make("DescribedGroupMember", member_id=m.member_id, group_instance_id=m.group_instance_id,
+                    client_id=m.client_id, client_host=m.client_host,
+                    member_metadata=m.metadata(group.protocol_name) if stable else b"",
+                    member_assignment=m.assignment if stable else b"")
+
+
+def _described(ctx, group_id: str, operations: int):
+    try:
+        group = coordinator(ctx).describe(group_id)
+    except KafkaError as e:
+        return ctx.make("DescribedGroup", error_code=e.code, group_id=group_id, group_state="", protocol_type="",
+                        protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
+    if group is None:
+        return ctx.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state="Dead",
+                        protocol_type="", protocol_data="", members=(), authorized_operations=operations)
+    return ctx.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state=str(group.state),
+                    protocol_type=group.protocol_type or "",
+                    protocol_data=(group.protocol_name or "") if group.state is STABLE else "",
+                    members=tuple(_member(ctx, group, m) for m in group.members.values()),
+                    authorized_operations=operations)
+
+
+async def handle(ctx, request):
+    operations = ALL_GROUP_OPERATIONS if getattr(request, "include_authorized_operations", False) else NOT_REQUESTED
+    return ctx.respond(groups=tuple(_described(ctx, g, operations) for g in request.groups))

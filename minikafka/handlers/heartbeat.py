@@ -1,0 +1,21 @@
+"""Heartbeat: a member shows it is alive between polls.
+
+A member that sends none for ``session.timeout.ms`` is removed and the group
+rebalances. While a rebalance is under way the answer is REBALANCE_IN_PROGRESS: that
+is how the other members learn they must rejoin. A stale generation gets
+ILLEGAL_GENERATION, a replaced static member FENCED_INSTANCE_ID (KIP-345).
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ._groups import coordinator
+
+
+async def handle(ctx, request):
+    try:
+        coordinator(ctx).heartbeat(request.group_id, request.member_id,
+                                   getattr(request, "group_instance_id", None), request.generation_id)
+    except KafkaError as e:
+        return ctx.respond(error_code=e.code)
+    return ctx.respond(error_code=ErrorCode.none)

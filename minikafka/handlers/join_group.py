@@ -1,0 +1,45 @@
+"""JoinGroup: a member asks to be part of the group's next generation.
+
+The answer waits until the rebalance completes (every known member rejoined, or the
+rebalance timeout passed). The leader's answer carries every member's subscription
+metadata, for the client-side assignor; followers get an empty member list. From v4
+a first join with an empty member id is answered MEMBER_ID_REQUIRED with a fresh id
+to join again with (KIP-394). v0 has no rebalance timeout: the session timeout
+serves as both, as in Kafka.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ..groups.member import JoinRequest, MemberIdRequired
+from ._groups import coordinator, millis
+
+
+def _join_request(ctx, request) -> JoinRequest:
+    session_ms = millis(request.session_timeout)
+    rebalance_ms = millis(getattr(request, "rebalance_timeout", request.session_timeout))
+    return JoinRequest(
+        member_id=request.member_id, group_instance_id=getattr(request, "group_instance_id", None),
+        client_id=ctx.client_id, client_host=f"/{ctx.client_host}", session_timeout_ms=session_ms,
+        rebalance_timeout_ms=rebalance_ms if rebalance_ms > 0 else session_ms,
+        protocol_type=request.protocol_type, protocols=tuple((p.name, p.metadata) for p in request.protocols),
+        require_known_member_id=ctx.api_version >= 4)
+
+
+def _error(ctx, code: ErrorCode, member_id: str = ""):
+    return ctx.respond(error_code=code, generation_id=-1, protocol_type=None, protocol_name="" if ctx.api_version < 7 else None,
+                       leader="", member_id=member_id, members=())
+
+
+async def handle(ctx, request):
+    try:
+        result = await coordinator(ctx).join(request.group_id, _join_request(ctx, request))
+    except MemberIdRequired as e:
+        return _error(ctx, e.code, e.member_id)
+    except KafkaError as e:
+        return _error(ctx, e.code, request.member_id)
+    members = tuple(ctx.make("JoinGroupResponseMember", member_id=m, group_instance_id=instance, metadata=metadata)
+                    for m, instance, metadata in result.members)
+    return ctx.respond(error_code=ErrorCode.none, generation_id=result.generation_id,
+                       protocol_type=result.protocol_type, protocol_name=result.protocol_name or "",
+                       leader=result.leader_id, member_id=result.member_id, members=members)

@@ -1,0 +1,43 @@
+"""OffsetCommit: a consumer records how far it has processed, per partition.
+
+The coordinator checks that the commit comes from a member of the current generation
+(or, with generation -1, that the group is empty: tools and manually assigned
+consumers), writes one record per partition to ``__consumer_offsets`` and answers once
+the write is replicated. A group-level error (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+REBALANCE_IN_PROGRESS, NOT_COORDINATOR...) is reported on every partition. v2-4 carry
+a retention time, which Kafka ignores since 2.1 (``offsets.retention.minutes`` rules).
+"""
+
+from __future__ import annotations
+
+from ..errors import KafkaError
+from ..groups.offsets import CommittedOffset
+from ..partition import now_ms
+from ._groups import coordinator
+
+
+def _commits(request) -> list[tuple[str, int, CommittedOffset]]:
+    stamp = now_ms()
+    return [(t.name, p.partition_index,
+             CommittedOffset(p.committed_offset, getattr(p, "committed_leader_epoch", -1), p.committed_metadata or "", stamp))
+            for t in request.topics for p in t.partitions]
+
+
+async def _results(ctx, request, commits) -> dict:
+    try:
+        return await coordinator(ctx).commit(
+            request.group_id, request.member_id, getattr(request, "group_instance_id", None),
+            request.generation_id_or_member_epoch, commits)
+    except KafkaError as e:
+        return {(t, p): e.code for t, p, _ in commits}
+
+
+async def handle(ctx, request):
+    results = await _results(ctx, request, _commits(request))
+    topics = tuple(
+        ctx.make("OffsetCommitResponseTopic", name=t.name, partitions=tuple(
+            ctx.make("OffsetCommitResponsePartition", partition_index=p.partition_index,
+                     error_code=results[(t.name, p.partition_index)])
+            for p in t.partitions))
+        for t in request.topics)
+    return ctx.respond(topics=topics)

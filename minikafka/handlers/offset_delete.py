@@ -1,0 +1,26 @@
+"""OffsetDelete: remove a group's committed offsets for some partitions (KIP-496).
+
+Allowed for an empty group, and for a live consumer group only on topics none of its
+members subscribes to (GROUP_SUBSCRIBED_TO_TOPIC otherwise). Group-level errors
+(GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, NOT_COORDINATOR) go in the top-level code.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ._groups import coordinator
+
+
+async def handle(ctx, request):
+    wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
+    try:
+        results = coordinator(ctx).delete_offsets(request.group_id, wanted)
+    except KafkaError as e:
+        return ctx.respond(error_code=e.code, topics=())
+    topics = tuple(
+        ctx.make("OffsetDeleteResponseTopic", name=t.name, partitions=tuple(
+            ctx.make("OffsetDeleteResponsePartition", partition_index=p.partition_index,
+                     error_code=results[(t.name, p.partition_index)])
+            for p in t.partitions))
+        for t in request.topics)
+    return ctx.respond(error_code=ErrorCode.none, topics=topics)

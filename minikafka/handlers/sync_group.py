@@ -1,0 +1,25 @@
+"""SyncGroup: the leader hands out the assignment; every member receives its part.
+
+A follower's SyncGroup waits until the leader's arrives (its assignment is the
+bytes the leader computed for it, opaque to the broker: the consumer protocol's
+partitions and user data). From v5 both sides name the protocol type and strategy,
+and a mismatch is INCONSISTENT_GROUP_PROTOCOL.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ._groups import coordinator
+
+
+async def handle(ctx, request):
+    assignments = {a.member_id: a.assignment for a in request.assignments}
+    try:
+        result = await coordinator(ctx).sync(
+            request.group_id, request.member_id, getattr(request, "group_instance_id", None),
+            request.generation_id, assignments, getattr(request, "protocol_type", None),
+            getattr(request, "protocol_name", None))
+    except KafkaError as e:
+        return ctx.respond(error_code=e.code, protocol_type=None, protocol_name=None, assignment=b"")
+    return ctx.respond(error_code=ErrorCode.none, protocol_type=result.protocol_type,
+                       protocol_name=result.protocol_name, assignment=result.assignment)
