@@ -65,6 +65,8 @@ class Broker:
     async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # let them finish cancelling
+        self._tasks.clear()
         for p in self.partitions.values():
             p.notify()
             if flush:
