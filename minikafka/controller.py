@@ -83,7 +83,7 @@ class Controller:
             self._publish(topic, info)
 
     def expand_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
-        if broker_id not in info.isr:
+        if broker_id not in info.isr and self.live(broker_id):
             info.isr = [b for b in info.replicas if b in info.isr or b == broker_id]
             log.info("ISR of %s-%d grew to %s (broker %d caught up)", topic, info.index, info.isr, broker_id)
             self.metadata.save()

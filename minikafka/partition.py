@@ -38,10 +38,12 @@ class AppendInfo:
 
 @dataclass(slots=True)
 class FollowerState:
-    """What the leader knows of one follower: its log end offset and when it last caught up."""
+    """What the leader knows of one follower: its log end offset, when it last caught up,
+    and when it last fetched (a follower that stopped fetching never rejoins the ISR)."""
 
     log_end_offset: int = 0
     last_caught_up_ms: int = field(default_factory=now_ms)
+    last_fetch_ms: int = 0
 
 
 class LeaderEpochCache:

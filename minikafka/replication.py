@@ -37,9 +37,9 @@ def fetch_for_follower(leader: Partition, follower_id: int, offset: int, max_byt
     if offset > leader.log_end_offset:
         raise KafkaError(ErrorCode.offset_out_of_range, "The follower is ahead of the leader; it must truncate.")
     state = leader.followers.setdefault(follower_id, FollowerState(offset))
-    state.log_end_offset = offset
+    state.log_end_offset, state.last_fetch_ms = offset, now_ms()
     if offset >= leader.log_end_offset:
-        state.last_caught_up_ms = now_ms()
+        state.last_caught_up_ms = state.last_fetch_ms
     leader.update_high_watermark()
     if offset < leader.log_start_offset:
         return b"", leader.high_watermark, leader.log_start_offset
@@ -129,7 +129,7 @@ def isr_changes(part: Partition, lag_max_ms: int, now: int) -> tuple[list[int], 
             if state is not None and state.log_end_offset < part.log_end_offset \
                     and now - state.last_caught_up_ms > lag_max_ms:
                 drop.append(broker_id)
-        elif state is not None and state.log_end_offset >= part.high_watermark \
-                and state.log_end_offset >= part.log_end_offset:
+        elif state is not None and now - state.last_fetch_ms <= lag_max_ms \
+                and state.log_end_offset >= part.high_watermark and state.log_end_offset >= part.log_end_offset:
             add.append(broker_id)
     return drop, add

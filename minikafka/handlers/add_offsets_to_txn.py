@@ -9,7 +9,7 @@ from ..errors import ErrorCode, KafkaError
 
 async def handle(ctx, request):
     try:
-        _txn.coordinator(ctx).add_offsets(request.transactional_id, request.producer_id, request.producer_epoch,
+        await _txn.coordinator(ctx).add_offsets(request.transactional_id, request.producer_id, request.producer_epoch,
                                           request.group_id)
         code = ErrorCode.none
     except KafkaError as e:

@@ -15,6 +15,7 @@ longer than its ``transaction.timeout.ms`` is aborted the same way.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("minikafka.transactions")
 
 TOPIC = "__transaction_state"
+REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 OPEN = (TxnState.ONGOING,)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 
@@ -81,22 +83,29 @@ class TransactionCoordinator:
             if meta is not None:
                 self.txns[tid] = meta
         self.loaded.add(part.index)
-        for meta in [m for m in latest.values() if m is not None]:
-            if meta.state in (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT):
-                self._complete(meta)  # the coordinator died between prepare and complete
+        # Transactions caught between prepare and complete are finished by run()'s next tick.
 
     def on_become_leader(self, part: Partition) -> None:
         if part.topic == TOPIC:
             self.loaded.discard(part.index)
             self.load(part)
 
-    def _persist(self, meta: TxnMetadata, state: TxnState) -> None:
+    async def _persist(self, meta: TxnMetadata, state: TxnState) -> None:
+        """Write the new state to __transaction_state and wait until the ISR has it
+        (Kafka's coordinator appends with acks=all), so a new coordinator sees it too."""
         if state != meta.state:
             states.check(meta.state, state)
         meta.state, meta.last_update_ms = state, now_ms()
         part = self._state_partition(meta.transactional_id)
         rec = records.Record(0, meta.last_update_ms, txnlog.encode_key(meta.transactional_id), txnlog.encode_value(meta))
-        part.append_batches([records.build_batch([rec])])
+        await self._replicated(part, part.append_batches([records.build_batch([rec])]).last_offset + 1)
+
+    async def _replicated(self, part: Partition, offset: int) -> None:
+        try:
+            await self.broker.wait_for_replicas(part, offset, REPLICATION_TIMEOUT)
+        except KafkaError:
+            raise KafkaError(ErrorCode.not_coordinator, "The write did not reach the in-sync replicas in time; "
+                                                        "the client retries with the current coordinator.") from None
 
     # -- the API ------------------------------------------------------------------------
     async def init_producer_id(self, tid: str, timeout_ms: int, _pid: int = -1, _epoch: int = -1) -> tuple[int, int]:
@@ -107,12 +116,12 @@ class TransactionCoordinator:
         if meta is None:
             meta = self.txns[tid] = TxnMetadata(tid, self.broker.metadata.next_producer_id(), -1, timeout_ms)
         if meta.state in OPEN:
-            self._abort_for_fencing(meta)
+            await self._abort_for_fencing(meta)
         meta.producer_epoch += 1
         if meta.producer_epoch >= 32767:  # epoch exhausted: a fresh producer id starts over
             meta.producer_id, meta.producer_epoch = self.broker.metadata.next_producer_id(), 0
         meta.timeout_ms, meta.partitions = timeout_ms, set()
-        self._persist(meta, TxnState.EMPTY)
+        await self._persist(meta, TxnState.EMPTY)
         return meta.producer_id, meta.producer_epoch
 
     def _checked(self, tid: str, pid: int, epoch: int) -> TxnMetadata:
@@ -128,7 +137,7 @@ class TransactionCoordinator:
             raise KafkaError(ErrorCode.concurrent_transactions)
         return meta
 
-    def add_partitions(self, tid: str, pid: int, epoch: int, partitions: list[tuple[str, int]]) -> None:
+    async def add_partitions(self, tid: str, pid: int, epoch: int, partitions: list[tuple[str, int]]) -> None:
         meta = self._checked(tid, pid, epoch)
         for topic, index in partitions:
             info = self.broker.metadata.topics.get(topic)
@@ -137,14 +146,14 @@ class TransactionCoordinator:
         if meta.state in FINISHED:
             meta.partitions, meta.start_ms = set(), now_ms()
         meta.partitions |= set(partitions)
-        self._persist(meta, TxnState.ONGOING)
+        await self._persist(meta, TxnState.ONGOING)
 
-    def add_offsets(self, tid: str, pid: int, epoch: int, group_id: str) -> None:
+    async def add_offsets(self, tid: str, pid: int, epoch: int, group_id: str) -> None:
         offsets_topic = "__consumer_offsets"
         if offsets_topic not in self.broker.metadata.topics and self.broker.groups is not None:
             self.broker.groups.ensure_offsets_topic()
         count = len(self.broker.metadata.topics[offsets_topic].partitions)
-        self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
+        await self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
 
     async def end_txn(self, tid: str, pid: int, epoch: int, commit: bool) -> None:
         meta = self._checked(tid, pid, epoch)
@@ -154,8 +163,8 @@ class TransactionCoordinator:
         if meta.state != TxnState.ONGOING:
             raise KafkaError(ErrorCode.invalid_txn_state,
                              f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
-        self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
-        self._complete(meta)
+        await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
+        await self._complete(meta)
 
     def check_produce(self, tid: str, part: Partition, pid: int, epoch: int) -> None:
         """A transactional write must come from the current epoch, to a partition in the transaction."""
@@ -170,17 +179,17 @@ class TransactionCoordinator:
                              f"{part.topic}-{part.index} was not added to transaction {tid!r}.")
 
     # -- completing and aborting --------------------------------------------------------------
-    def _complete(self, meta: TxnMetadata) -> None:
+    async def _complete(self, meta: TxnMetadata) -> None:
         commit = meta.state == TxnState.PREPARE_COMMIT
-        pending = [tp for tp in sorted(meta.partitions) if not self._write_marker(tp, meta, commit)]
+        pending = [tp for tp in sorted(meta.partitions) if not await self._write_marker(tp, meta, commit)]
         if pending:
             log.warning("markers for %s not yet written to %s; will retry", meta.transactional_id, pending)
             meta.partitions = set(pending)
             return
         meta.partitions = set()
-        self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
+        await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
-    def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
+    async def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
         """WriteTxnMarkers, in-process: append a control record on the partition's leader."""
         topic, index = tp
         info = self.broker.metadata.topics.get(topic)
@@ -190,15 +199,19 @@ class TransactionCoordinator:
         part = leader.partitions.get(tp) if leader else None
         if part is None or not part.is_leader:
             return False
-        part.write_marker(meta.producer_id, meta.producer_epoch, commit)
+        offset = part.write_marker(meta.producer_id, meta.producer_epoch, commit)
         if topic == "__consumer_offsets" and leader.groups is not None:
             leader.groups.complete_transaction(index, meta.producer_id, commit)
+        try:
+            await leader.wait_for_replicas(part, offset + 1, REPLICATION_TIMEOUT)
+        except KafkaError:
+            log.warning("marker on %s-%d not yet on all in-sync replicas", topic, index)
         return True
 
-    def _abort_for_fencing(self, meta: TxnMetadata) -> None:
+    async def _abort_for_fencing(self, meta: TxnMetadata) -> None:
         meta.producer_epoch += 1  # markers carry the new epoch: the zombie's writes are refused
-        self._persist(meta, TxnState.PREPARE_ABORT)
-        self._complete(meta)
+        await self._persist(meta, TxnState.PREPARE_ABORT)
+        await self._complete(meta)
 
     async def run(self, interval_s: float = 0.2) -> None:
         """Abort transactions past their timeout; retry markers that could not be written."""
@@ -207,18 +220,18 @@ class TransactionCoordinator:
             now = now_ms()
             for meta in list(self.txns.values()):
                 try:
-                    self._tick(meta, now)
+                    await self._tick(meta, now)
                 except KafkaError:
                     pass  # no longer the coordinator of this id
 
-    def _tick(self, meta: TxnMetadata, now: int) -> None:
+    async def _tick(self, meta: TxnMetadata, now: int) -> None:
         if meta.state in (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT):
             self._state_partition(meta.transactional_id)
-            self._complete(meta)
+            await self._complete(meta)
         elif meta.state == TxnState.ONGOING and now - meta.start_ms > meta.timeout_ms:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)
-            self._abort_for_fencing(meta)
+            await self._abort_for_fencing(meta)
 
 
 def attach(broker: "Broker") -> None:
