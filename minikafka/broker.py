@@ -143,16 +143,26 @@ class Broker:
                              f"{part.topic}-{part.index} has {len(isr)} in-sync replica(s); min.insync.replicas={need}.")
 
     async def wait_for_replicas(self, part: Partition, offset: int, timeout) -> None:
-        """Wait until the high watermark reaches ``offset`` (every ISR member has it)."""
+        """Wait until the high watermark reaches ``offset`` (every ISR member has it).
+
+        As in Kafka, the ISR is checked again when the write completes: if it shrank below
+        ``min.insync.replicas`` meanwhile, the write is on the leader but not acknowledged.
+        """
         deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
         while part.high_watermark < offset:
             remaining = deadline - asyncio.get_running_loop().time()
             if remaining <= 0:
-                raise KafkaError(ErrorCode.not_enough_replicas_after_append)
+                raise KafkaError(ErrorCode.request_timed_out,
+                                 f"{part.topic}-{part.index}: the in-sync replicas did not copy the write in time.")
             try:
                 await asyncio.wait_for(part.waiter(), remaining)
             except asyncio.TimeoutError:
                 pass
+        need = part.config["min.insync.replicas"]
+        if len(part.info.isr) < need:
+            raise KafkaError(ErrorCode.not_enough_replicas_after_append,
+                             f"{part.topic}-{part.index}: the ISR shrank to {len(part.info.isr)} before the write "
+                             f"completed; min.insync.replicas={need}.")
 
     # -- topics ---------------------------------------------------------------
     def create_topic(self, name: str, partitions: int = -1, replication_factor: int = -1,

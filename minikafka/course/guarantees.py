@@ -9,8 +9,9 @@ fail on purpose, many times, and count. This module provides:
 * ``run_with_restarts``: runs a worker, restarts it after every crash, and stops when
   the worker says it is done or a time limit passes.
 * ``tally``: counts what was lost and what was repeated.
+* ``read_topic``: what a ``read_committed`` or ``read_uncommitted`` consumer gets.
 * a consume-transform-produce worker (``ctp_worker``) that a notebook runs as a real
-  operating-system process and kills with SIGKILL. Run it by path
+  operating-system process and kills (SIGKILL; ``Popen.kill()``). Run it by path
   (``python guarantees.py ctp BOOTSTRAP INPUT OUTPUT GROUP TXID``): this file imports
   nothing from the course package, so a restarted worker is up in a fraction of a second.
 """
@@ -103,6 +104,40 @@ def tally(expected: Iterable[Any], done: Iterable[Any]) -> Tally:
     return Tally(len(want), once, lost, extra)
 
 
+@dataclass(frozen=True)
+class Seen:
+    """One record as a consumer of a given isolation level received it."""
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+def read_topic(bootstrap: str, topic: str, isolation: str = "read_committed", timeout: float = 15) -> list[Seen]:
+    """Every record a consumer with this ``isolation.level`` gets, from the start of each
+    partition to its end (the last stable offset for ``read_committed``)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{isolation}",
+                         "isolation.level": isolation, "enable.auto.commit": False,
+                         "enable.partition.eof": True, "auto.offset.reset": "earliest"})
+    partitions = sorted(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
+    consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+    seen, finished, deadline = [], set(), time.monotonic() + timeout
+    try:
+        while len(finished) < len(partitions) and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None:
+                continue
+            if message.error():
+                finished.add(message.partition())  # end of partition (or an error): stop reading it
+                continue
+            seen.append(Seen(message.partition(), message.offset(), message.key(), message.value()))
+    finally:
+        consumer.close()
+    return sorted(seen, key=lambda s: (s.partition, s.offset))
+
+
 # -- consume-transform-produce, in its own process ----------------------------------------
 def transform(value: bytes) -> bytes:
     """The pipeline's business logic: an order in, the same order with its VAT out."""
@@ -112,7 +147,7 @@ def transform(value: bytes) -> bytes:
 
 
 def ctp_worker(bootstrap: str, source: str, sink: str, group: str, transactional_id: str,
-               batch: int = 20, work_s: float = 0.05, idle_polls: int = 8) -> None:
+               batch: int = 20, work_s: float = 0.15, idle_polls: int = 8) -> None:
     """Read ``source``, write ``transform(value)`` to ``sink``, exactly once.
 
     Each batch is one transaction: the output records *and* the input offsets

@@ -18,11 +18,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-import matplotlib
 from matplotlib.patches import Patch
 
 from .backend import cluster, current_bootstrap
-from .views import LiveView, _display, _new_figure
+from .views import LiveView
 
 _kafka_admins: dict[str, Any] = {}
 
@@ -99,21 +98,20 @@ def live_brokers(*, bootstrap: str | None = None) -> list[int]:
     return sorted(b["broker_id"] for b in answer["brokers"])
 
 
-def replication_factor(wanted: int = 3) -> int:
-    """``wanted``, or fewer when the cluster has fewer brokers."""
-    return min(wanted, len(live_brokers()))
-
-
 def wait_for_isr(topic: str, size: int, timeout: float = 30) -> bool:
-    """Wait until every partition of ``topic`` has ``size`` in-sync replicas and its
-    preferred leader back; False (not an exception) after ``timeout`` seconds."""
+    """Wait until every partition of ``topic`` has a leader and ``size`` in-sync replicas;
+    False (not an exception) after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        states = replica_states(topic)
-        if all(len(s.isr) >= size and s.leader == s.replicas[0] for s in states):
+        if all(s.leader >= 0 and len(s.isr) >= size for s in replica_states(topic)):
             return True
         time.sleep(0.2)
     return False
+
+
+def _new_figure(width: float, height: float):
+    import matplotlib.pyplot as plt
+    return plt.subplots(figsize=(width, height), layout="constrained")
 
 
 # -- partitions x brokers ---------------------------------------------------------------------
@@ -248,12 +246,16 @@ def _merged_labels(labels: list[tuple[float, str]], span: float) -> list[tuple[f
 
 
 # -- state machines declared as data -------------------------------------------------------------
-BOX_W, BOX_H = 0.85, 0.3  # half width and half height of a state's box, in data units
+BOX_H = 0.3  # half the height of a state's box, in data units (widths follow the names)
 
 
 def show_state_machine(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = "") -> None:
     """Draw a ``(from, event, to)`` table as a diagram (the table is the only source)."""
-    _display(state_machine_figure(transitions, start=start, title=title))
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+    fig = state_machine_figure(transitions, start=start, title=title)
+    display(fig)
+    plt.close(fig)
 
 
 def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = ""):
@@ -381,9 +383,3 @@ def transaction_state(transactional_id: str) -> str:
                 return meta.state.name if meta else "unknown"
         return "unknown"
     return embedded.call(read)
-
-
-def colours(n: int) -> list:
-    """``n`` distinct colours for plots that compare settings side by side."""
-    palette = matplotlib.colormaps["tab10"].colors
-    return [palette[i % len(palette)] for i in range(n)]

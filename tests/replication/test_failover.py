@@ -149,3 +149,20 @@ def test_replication_factor_larger_than_cluster_is_refused(make_cluster):
     with pytest.raises(KafkaException) as info:
         client.create_topics([NewTopic("too-many", 1, 3)])["too-many"].result(10)
     assert info.value.args[0].code() == CKError.INVALID_REPLICATION_FACTOR
+
+
+def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(make_cluster):
+    """Kafka re-checks min.insync.replicas when an acks=all write completes."""
+    cluster = make_cluster(brokers=2, config={"min.insync.replicas": 2})
+    cluster.create_topic("audit", partitions=1, replication_factor=2)
+    state = cluster.partition_state("audit")
+    follower = next(b for b in state["replicas"] if b != state["leader"])
+    cluster.slow_broker(follower, delay_ms=3000)
+    errors = []
+    p = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "retries": 0,
+                  "enable.idempotence": False, "linger.ms": 0})
+    p.produce("audit", b"in doubt", on_delivery=lambda err, m: errors.append(err))
+    p.poll(0.3)
+    cluster.stop_broker(follower)  # the ISR shrinks to the leader alone while the write waits
+    p.flush(10)
+    assert errors and errors[0] is not None and errors[0].code() == CKError.NOT_ENOUGH_REPLICAS_AFTER_APPEND

@@ -1,0 +1,175 @@
+"""Check for lab 07: a consumer that loses nothing across crashes, with idempotent side effects.
+
+``prepare()`` fills a topic with payments and returns a ``Lab``. The learner writes
+
+* ``setup(db)``: create the ``payments`` table (columns ``payment_id``, ``account``, ``amount``),
+* ``worker(consumer, db)``: the poll loop that records each payment in the table and
+  commits offsets, until ``lab.finished()`` says the group has committed everything.
+
+``lab.run(worker, setup)`` runs the worker and crashes it again and again: the database
+handed to the worker (``CrashingDatabase``) raises ``Crash`` on some writes, either just
+before the write or just after it, as if the process had been killed at that instant.
+The consumer is then dropped without committing, and a new one starts. ``check(lab)``
+reads the table: every payment exactly once, balances right, offsets at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..checks import Report
+from ..guarantees import Crash, CrashPlan
+
+_WRITES = ("insert", "update", "replace", "delete", "upsert")
+
+
+class CrashingDatabase:
+    """An SQLite database that survives the worker's crashes, and causes some of them.
+
+    ``execute(sql, params)`` works like sqlite3's. Statements that write may raise
+    ``Crash`` at the steps of the lab's ``CrashPlan``: half the time the write has
+    happened when the crash comes, half the time it has not.
+    """
+
+    def __init__(self, plan: CrashPlan, seed: int):
+        self.connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self.plan, self._rng = plan, random.Random(seed)
+        self.writes = 0
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        if not sql.lstrip().lower().startswith(_WRITES):
+            return self.connection.execute(sql, params)
+        self.writes += 1
+        try:
+            self.plan.step()
+        except Crash:
+            if self._rng.random() < 0.5:
+                self.connection.execute(sql, params)  # the write landed; the process died right after
+            raise
+        return self.connection.execute(sql, params)
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+        """Read rows (never crashes): ``db.query("SELECT COUNT(*) FROM payments")``."""
+        return self.connection.execute(sql, params).fetchall()
+
+
+@dataclass
+class Lab:
+    topic: str
+    group: str
+    bootstrap: str
+    payments: dict[str, tuple[str, int]]  # payment id -> (account, amount)
+    crashes: int
+    time_limit: float
+    seed: int = 7
+    db: CrashingDatabase | None = None
+    runs: int = 0
+    crashed: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def finished(self) -> bool:
+        """True once the group has committed the end of every partition, or time is up."""
+        if time.monotonic() - self.started > self.time_limit:
+            return True
+        from ..clients import lag
+        return sum(lag(self.group, self.topic, bootstrap=self.bootstrap).values()) == 0
+
+    def consumer(self, **settings: Any):
+        """A kafka-python consumer in the lab's group, subscribed to the payments topic."""
+        from kafka import KafkaConsumer
+        config = {"bootstrap_servers": self.bootstrap, "group_id": self.group, "auto_offset_reset": "earliest",
+                  "enable_auto_commit": False, "max_poll_records": 25, "session_timeout_ms": 6000,
+                  "heartbeat_interval_ms": 500, **settings}
+        return KafkaConsumer(self.topic, **config)
+
+    def run(self, worker: Callable[[Any, CrashingDatabase], Any], setup: Callable[[CrashingDatabase], Any],
+            **consumer_settings: Any) -> None:
+        """Run ``worker`` until it finishes, restarting it after every crash."""
+        plan = CrashPlan(self.crashes, max(2, len(self.payments) * 3 // 4), seed=self.seed)
+        self.db = CrashingDatabase(plan, self.seed)
+        setup(self.db)
+        self.started = time.monotonic()
+        while self.runs < self.crashes + 20:
+            self.runs += 1
+            consumer = self.consumer(**consumer_settings)
+            try:
+                worker(consumer, self.db)
+            except Crash:
+                self.crashed += 1
+                print(f"  crash {self.crashed} after {self.db.writes} writes: the consumer died, a new one starts")
+                continue
+            finally:
+                consumer.close(autocommit=False)  # a dead process commits nothing
+            if self.finished():
+                break
+        print(f"  {self.runs} runs, {self.crashed} crashes, {time.monotonic() - self.started:.1f} s")
+
+
+def prepare(*, bootstrap: str | None = None, payments: int = 300, accounts: int = 6, partitions: int = 3,
+            crashes: int = 6, time_limit: float = 30) -> Lab:
+    """A new topic of ``payments`` payments and a fresh group to consume it."""
+    from ..backend import current_bootstrap
+    from ..clients import new_topic, produce_demo
+    servers = bootstrap or current_bootstrap()
+    rng = random.Random(payments)
+    table = {f"pay-{i:05d}": (f"account-{i % accounts}", rng.randint(1, 500)) for i in range(payments)}
+    ids = list(table)
+    topic = new_topic("lab07-payments", partitions=partitions, bootstrap=servers)
+    produce_demo(topic, payments, bootstrap=servers, key=lambda i: table[ids[i]][0],
+                 value=lambda i: {"payment_id": ids[i], "account": table[ids[i]][0], "amount": table[ids[i]][1]})
+    return Lab(topic, f"lab07-{uuid.uuid4().hex[:6]}", servers, table, crashes, time_limit)
+
+
+def check(lab: Lab) -> None:
+    """Count what the crashed-and-restarted worker left in the table."""
+    with Report("Lab 07 · at-least-once without duplicates") as report:
+        report.check(lab.db is not None and lab.crashed > 0, f"your consumer survived {lab.crashed} crashes",
+                     "the consumer never crashed; run lab.run(worker, setup) before the check.")
+        if lab.db is None:
+            return
+        try:
+            rows = lab.db.query("SELECT payment_id, account, amount FROM payments")
+        except sqlite3.Error as e:
+            report.check(False, "", f"the table payments cannot be read ({e}); setup(db) must create it "
+                                    "with the columns payment_id, account and amount.")
+            return
+        counts = Counter(str(r[0]) for r in rows)
+        missing = sorted(set(lab.payments) - set(counts))
+        twice = sorted(p for p, n in counts.items() if n > 1)
+        report.check(not missing, f"all {len(lab.payments)} payments are in the table",
+                     f"{len(missing)} payments never reached the table (e.g. {missing[0] if missing else ''}). "
+                     "They were committed before they were recorded: commit the offsets only after the "
+                     "records are processed.")
+        report.check(not twice, "no payment is in the table twice",
+                     f"{len(twice)} payments are in the table more than once (e.g. {twice[0] if twice else ''}). "
+                     "At-least-once delivers some records again after a crash; make record_payment "
+                     "idempotent, for example a PRIMARY KEY on payment_id with INSERT OR IGNORE.")
+        _balances(report, lab, rows)
+        done = sum(_lag(lab).values()) == 0
+        report.check(done, "the group's committed offsets reach the end of every partition",
+                     "the group has not committed the end of every partition: a restarted consumer would "
+                     "process records again. Commit after each batch (or record) you finish.")
+
+
+def _lag(lab: Lab) -> dict[int, int]:
+    from ..clients import lag
+    return lag(lab.group, lab.topic, bootstrap=lab.bootstrap)
+
+
+def _balances(report: Report, lab: Lab, rows: list[tuple]) -> None:
+    want: Counter = Counter()
+    for account, amount in lab.payments.values():
+        want[account] += amount
+    got: Counter = Counter()
+    for _, account, amount in rows:
+        got[str(account)] += int(amount)
+    wrong = {a: (got.get(a, 0), want[a]) for a in want if got.get(a, 0) != want[a]}
+    report.check(not wrong, "every account's total matches its payments",
+                 "some account totals are wrong, (yours, expected): " + json.dumps(dict(sorted(wrong.items()))))

@@ -1,0 +1,157 @@
+"""Check for lab 06: rebuild the state of a bank from its topics.
+
+``prepare()`` writes two topics, the way an event-sourced bank service would:
+
+* ``bank.events``: every event of every account, kept forever, keyed by account:
+  ``{"account": ..., "type": "opened" | "deposit" | "withdrawal" | "closed", "amount": ...}``;
+* ``bank.snapshots``: a compacted topic with the account's balance after each event
+  (``{"account": ..., "balance": ...}``), and a tombstone when an account is closed.
+  On minikafka its older part is compacted before the last events are written, so the
+  learner meets gaps in the offsets, one old record for most accounts, and a recent
+  tail where accounts change again and closed accounts end with a tombstone.
+
+The learner writes ``apply(balances, event)`` (one step of the fold),
+``replay(topic)`` (all events, in order per account, through ``apply``) and
+``load_snapshots(topic)`` (last value per key, tombstones delete). ``check()`` compares
+both tables with the state the bank really has.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..checks import Report
+
+
+@dataclass
+class Bank:
+    events: str
+    snapshots: str
+    bootstrap: str
+    _expected: dict[str, int]
+    _closed: set[str]
+
+
+def _history(accounts: int, events: int, seed: int) -> list[dict[str, Any]]:
+    """A believable history: accounts open, money moves, a few accounts close."""
+    rng = random.Random(seed)
+    names = [f"account-{n:02d}" for n in range(accounts)]
+    out = [{"account": name, "type": "opened", "amount": 0} for name in names]
+    open_ = {name: 0 for name in names}
+    closing = set(rng.sample(names, max(1, accounts // 4)))
+    for i in range(events):
+        name = rng.choice(sorted(open_))
+        if name in closing and i > events * 2 // 3:
+            out.append({"account": name, "type": "closed", "amount": 0})
+            del open_[name]
+            continue
+        kind = "withdrawal" if open_[name] > 100 and rng.random() < 0.4 else "deposit"
+        amount = rng.randint(5, min(200, open_[name])) if kind == "withdrawal" else rng.randint(10, 300)
+        open_[name] += amount if kind == "deposit" else -amount
+        out.append({"account": name, "type": kind, "amount": amount})
+    return out
+
+
+def _fold(history: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple[str, int | None]]]:
+    """The bank's own bookkeeping: the final balances and the snapshot after each event."""
+    balances: dict[str, int] = {}
+    snapshots: list[tuple[str, int | None]] = []
+    for event in history:
+        name = event["account"]
+        if event["type"] == "closed":
+            balances.pop(name, None)
+            snapshots.append((name, None))
+            continue
+        sign = -1 if event["type"] == "withdrawal" else 1
+        balances[name] = balances.get(name, 0) + sign * event["amount"]
+        snapshots.append((name, balances[name]))
+    return balances, snapshots
+
+
+def prepare(*, bootstrap: str | None = None, accounts: int = 12, events: int = 400, seed: int = 6) -> Bank:
+    """Write the bank's events and snapshots; compact the snapshots where the broker allows."""
+    from ..backend import cluster, current_bootstrap
+    from ..clients import new_topic, producer
+    servers = bootstrap or current_bootstrap()
+    history = _history(accounts, events, seed)
+    expected, snapshots = _fold(history)
+    events_topic = new_topic("lab06-bank-events", partitions=3, config={"retention.ms": -1}, bootstrap=servers)
+    snapshot_topic = new_topic("lab06-bank-balances", partitions=3, bootstrap=servers, config={
+        "cleanup.policy": "compact", "min.cleanable.dirty.ratio": 0.01})
+    writer = producer(servers, linger_ms=5)
+    cut = accounts + events * 2 // 3  # closures only happen after this point
+    _write(writer, events_topic, snapshot_topic, history[:cut], snapshots[:cut])
+    _compact(cluster(), snapshot_topic)
+    _write(writer, events_topic, snapshot_topic, history[cut:], snapshots[cut:])  # a fresh, uncompacted tail
+    closed = {e["account"] for e in history if e["type"] == "closed"}
+    return Bank(events_topic, snapshot_topic, servers, expected, closed)
+
+
+def _write(writer, events_topic: str, snapshot_topic: str, history: list, snapshots: list) -> None:
+    for i, (event, (name, balance)) in enumerate(zip(history, snapshots)):
+        writer.produce(events_topic, key=name, value=json.dumps(event))
+        value = None if balance is None else json.dumps({"account": name, "balance": balance})
+        writer.produce(snapshot_topic, key=name, value=value)
+        if i % 25 == 24:
+            writer.flush(30)  # many small batches, as a live service writes them (compaction works per batch)
+    writer.flush(30)
+
+
+def _compact(handle, topic: str) -> None:
+    """Close the active segments and run the log cleaner now (minikafka only).
+
+    The cleaner never touches a partition's active segment, so each one is rolled
+    first. A real broker compacts on its own schedule; the lab works either way.
+    """
+    if not handle.is_minikafka:
+        return
+    embedded = handle.embedded
+
+    def roll():
+        for broker in embedded.brokers.values():
+            for (name, _), part in broker.partitions.items():
+                if name == topic and part.is_leader:
+                    part.log.roll()
+    embedded.call(roll)
+    embedded.run_log_cleaner()
+
+
+def check(bank: Bank, replay: Callable[[str], dict], load_snapshots: Callable[[str], dict]) -> None:
+    """Rebuild the balances both ways with your functions and compare with the bank's books."""
+    with Report("Lab 06 · rebuilding state from a log") as report:
+        ok, from_events = report.attempt(replay, bank.events, what=f"replay({bank.events!r})")
+        if ok:
+            _compare(report, "replaying the events", from_events, bank)
+        ok, from_snapshots = report.attempt(load_snapshots, bank.snapshots, what=f"load_snapshots({bank.snapshots!r})")
+        if ok:
+            _compare(report, "loading the compacted snapshots", from_snapshots, bank)
+
+
+def _compare(report: Report, how: str, got: Any, bank: Bank) -> None:
+    if not isinstance(got, dict):
+        report.check(False, "", f"{how} should give a dict of account -> balance, not {type(got).__name__}.")
+        return
+    got = {str(k): v for k, v in got.items()}
+    missing = sorted(set(bank._expected) - set(got))
+    ghosts = sorted(set(got) & bank._closed)
+    extra = sorted(set(got) - set(bank._expected) - bank._closed)
+    wrong = {a: (got[a], bank._expected[a]) for a in bank._expected if a in got and got[a] != bank._expected[a]}
+    if not (missing or ghosts or extra or wrong):
+        report.check(True, f"{how} gives the bank's {len(got)} open accounts with the right balances", "")
+        return
+    problems = []
+    if missing:
+        problems.append(f"{len(missing)} open accounts are missing (e.g. {missing[0]}); read every "
+                        "partition from its start up to its end")
+    if ghosts:
+        problems.append(f"closed accounts are still there ({', '.join(ghosts[:3])}): a closing event, or a "
+                        "tombstone (a record whose value is None), removes the account")
+    if extra:
+        problems.append(f"unknown accounts appear ({', '.join(extra[:3])})")
+    if wrong:
+        a = next(iter(wrong))
+        problems.append(f"{len(wrong)} balances differ, e.g. {a}: yours {wrong[a][0]}, the bank's {wrong[a][1]}")
+    report.check(False, "", f"{how}: " + "; ".join(problems) + ".")

@@ -1,0 +1,161 @@
+"""Check for lab 08: a consume-transform-produce pipeline whose output holds each input once.
+
+``prepare()`` fills an input topic with orders and returns a ``Lab``. The learner writes
+``worker(consumer, producer, lab)``: read orders, write ``lab.transform(value)`` to
+``lab.output``, and make progress durable, until ``lab.finished()``.
+
+``lab.run(worker, consumer_settings, producer_settings)`` builds a confluent-kafka
+consumer and producer from the learner's settings and runs the worker, crashing it
+again and again. The producer handed to the worker is a ``CrashingProducer``: it behaves
+like the real one but raises ``Crash`` right after some calls (in the middle of a batch
+of ``produce`` calls, or just after a ``flush``, ``send_offsets_to_transaction`` or
+``commit_transaction`` returned). The crashed instance is abandoned without committing
+anything and a new one starts, with the same settings. ``check(lab)`` reads the output
+with ``read_committed``, as every downstream service should, and counts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..checks import Report
+from ..guarantees import Crash, CrashPlan, read_topic, transform
+
+_BOUNDARIES = ("flush", "send_offsets_to_transaction", "commit_transaction")
+
+
+class CrashingProducer:
+    """A confluent-kafka Producer that dies right after some calls (see the module docstring)."""
+
+    def __init__(self, producer, mid: CrashPlan, end: CrashPlan):
+        self._producer, self._mid, self._end = producer, mid, end
+        self._batch = False  # records produced since the last flush or commit
+
+    def produce(self, *args: Any, **kwargs: Any) -> None:
+        self._producer.produce(*args, **kwargs)
+        self._batch = True
+        try:
+            self._mid.step()
+        except Crash:
+            raise Crash("in the middle of a batch") from None
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self._producer, name)
+        if name not in _BOUNDARIES:
+            return real
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = real(*args, **kwargs)
+            finishing, self._batch = self._batch, self._batch and name == "send_offsets_to_transaction"
+            try:
+                if finishing:  # only the end of a real batch counts as a step
+                    self._end.step()
+            except Crash:
+                raise Crash(f"right after {name}() returned") from None
+            return result
+        return call
+
+
+@dataclass
+class Lab:
+    input: str
+    output: str
+    group: str
+    bootstrap: str
+    orders: int
+    crashes: int
+    time_limit: float
+    runs: int = 0
+    crashed: int = 0
+    started: float = field(default_factory=time.monotonic)
+    _abandoned: list = field(default_factory=list, repr=False)
+
+    @staticmethod
+    def transform(value: bytes) -> bytes:
+        """The pipeline's business logic: an order in, the same order with its VAT out."""
+        return transform(value)
+
+    def finished(self) -> bool:
+        """True once the group has committed every input offset, or time is up."""
+        if time.monotonic() - self.started > self.time_limit:
+            return True
+        from ..clients import lag
+        return sum(lag(self.group, self.input, bootstrap=self.bootstrap).values()) == 0
+
+    def run(self, worker: Callable[[Any, Any, "Lab"], Any], consumer_settings: dict[str, Any],
+            producer_settings: dict[str, Any]) -> None:
+        """Run ``worker`` until the input is all committed, crashing and restarting it."""
+        from confluent_kafka import Consumer, Producer
+        mid = CrashPlan(self.crashes - self.crashes // 2, self.orders // 2, seed=11)
+        end = CrashPlan(self.crashes // 2, max(2, self.orders // 40), seed=12)
+        self.started = time.monotonic()
+        while self.runs < self.crashes + 20 and not self.finished():
+            self.runs += 1
+            # A crashed process commits nothing, so the lab's consumers never commit on their own.
+            consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": self.group,
+                                 "group.instance.id": "lab08-worker", "auto.offset.reset": "earliest",
+                                 "session.timeout.ms": 6000, **consumer_settings, "enable.auto.commit": False})
+            producer = Producer({"bootstrap.servers": self.bootstrap, "partitioner": "murmur2_random",
+                                 **producer_settings})
+            consumer.subscribe([self.input])
+            try:
+                worker(consumer, CrashingProducer(producer, mid, end), self)
+            except Crash as crash:
+                self.crashed += 1
+                print(f"  crash {self.crashed}: the worker died {crash}; a new one starts")
+                producer.purge(in_queue=True, in_flight=False)
+                self._abandoned.append(producer)  # a dead process sends nothing more
+            finally:
+                consumer.close()
+        print(f"  {self.runs} runs, {self.crashed} crashes, {time.monotonic() - self.started:.1f} s")
+
+
+def prepare(*, bootstrap: str | None = None, orders: int = 300, partitions: int = 3, crashes: int = 6,
+            time_limit: float = 40) -> Lab:
+    """An input topic of ``orders`` orders, an empty output topic and a fresh group."""
+    from ..backend import current_bootstrap
+    from ..clients import new_topic, produce_demo
+    servers = bootstrap or current_bootstrap()
+    source = new_topic("lab08-orders", partitions=partitions, bootstrap=servers)
+    sink = new_topic("lab08-orders-with-vat", partitions=partitions, bootstrap=servers)
+    produce_demo(source, orders, bootstrap=servers, key=lambda i: f"customer-{i % 23}",
+                 value=lambda i: {"id": i, "amount_cents": 500 + 13 * i})
+    return Lab(source, sink, f"lab08-{uuid.uuid4().hex[:6]}", servers, orders, crashes, time_limit)
+
+
+def check(lab: Lab) -> None:
+    """Read the output as a read_committed consumer would and count each order."""
+    with Report("Lab 08 · an exactly-once pipeline") as report:
+        report.check(lab.crashed > 0, f"your pipeline was crashed {lab.crashed} times and restarted",
+                     "the pipeline never crashed; run lab.run(worker, CONSUMER_SETTINGS, PRODUCER_SETTINGS) first.")
+        output = read_topic(lab.bootstrap, lab.output, "read_committed", timeout=20)
+        ids: Counter = Counter()
+        wrong = []
+        for record in output:
+            try:
+                order = json.loads(record.value)
+                ids[order["id"]] += 1
+                if order.get("vat_cents") != round(order["amount_cents"] * 0.21):
+                    wrong.append(order["id"])
+            except (TypeError, ValueError, KeyError):
+                wrong.append(record.value)
+        missing = sorted(set(range(lab.orders)) - set(ids))
+        twice = sorted(i for i, n in ids.items() if n > 1)
+        report.check(not missing, f"every one of the {lab.orders} orders is in the committed output",
+                     f"{len(missing)} orders are missing from the committed output "
+                     f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their output was? Commit both in one transaction.")
+        report.check(not twice, "no order is in the committed output twice",
+                     f"{len(twice)} orders are in the output more than once (e.g. order {twice[0] if twice else ''}). "
+                     "A crash between writing the output and committing the offsets repeats the batch: send the "
+                     "offsets to the producer's transaction (send_offsets_to_transaction) and commit them together.")
+        report.check(not wrong, "every output record is the transformed order",
+                     f"{len(wrong)} output records are not lab.transform(input) (e.g. {wrong[0] if wrong else ''}).")
+        from ..clients import lag
+        behind = sum(lag(lab.group, lab.input, bootstrap=lab.bootstrap).values())
+        report.check(behind == 0, "the group's committed offsets reach the end of the input",
+                     f"{behind} input records are not committed by the group; a restart would process them again.")
