@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from ..checks import Report
 
+WORK_S = 0.01  # what handling one order costs
+
 
 @dataclass
 class Backlog:
@@ -34,7 +36,10 @@ class Backlog:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def handle(self, worker: str, record) -> None:
-        """Process one order: here that means writing down who handled it."""
+        """Process one order: it takes a little time (as real work does), then is written
+        down with who handled it. The cost keeps one early worker from finishing the whole
+        backlog before the others have joined the group."""
+        time.sleep(WORK_S)
         with self._lock:
             self.handled.append((worker, record.partition, record.offset))
 
