@@ -158,3 +158,13 @@ class ConfluentMember(threading.Thread):
         self._stop_event.set()
         self.join(30)
         assert not self.is_alive(), "consumer thread did not stop"
+
+
+def committed(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        found = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=15)
+        return {tp.partition: tp.offset for tp in found}
+    finally:
+        consumer.close()

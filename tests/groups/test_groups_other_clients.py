@@ -14,19 +14,9 @@ import subprocess
 import pytest
 
 from tests.conftest import has_kcat
-from tests.groups.helpers import create_topic, produce
+from tests.groups.helpers import committed, create_topic, produce
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def committed(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
-    from confluent_kafka import Consumer, TopicPartition
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
-    try:
-        found = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=15)
-        return {tp.partition: tp.offset for tp in found}
-    finally:
-        consumer.close()
 
 
 @pytest.mark.skipif(not has_kcat(), reason="kcat is not installed")

@@ -24,7 +24,7 @@ from minikafka.groups.offsets import CommittedOffset
 from minikafka.groups.offsets_topic import MemoryOffsetsTopic
 from minikafka.partition import now_ms
 from minikafka.protocol import codec
-from tests.groups.helpers import KafkaPythonMember, create_topic, produce, wait_until
+from tests.groups.helpers import KafkaPythonMember, committed, create_topic, produce, wait_until
 from tests.rawclient import RawClient
 
 pytestmark = pytest.mark.timeout(60)
@@ -150,16 +150,6 @@ def test_not_coordinator_when_another_broker_leads_the_partition():
 
 
 # -- a real broker ---------------------------------------------------------------------------------
-def committed(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
-    from confluent_kafka import Consumer, TopicPartition
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
-    try:
-        found = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=15)
-        return {tp.partition: tp.offset for tp in found}
-    finally:
-        consumer.close()
-
-
 def test_committed_offsets_survive_a_broker_restart(make_cluster, topic_name):
     cluster = make_cluster()
     create_topic(cluster.bootstrap_servers, topic_name, 2)
