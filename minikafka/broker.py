@@ -27,8 +27,6 @@ from .replication import ReplicaFetcher, isr_changes
 
 log = logging.getLogger("minikafka.broker")
 
-API_VERSIONS_KEY = 18
-
 
 class Broker:
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller,
@@ -218,7 +216,7 @@ class Broker:
         if api is None:
             raise codec.MalformedRequest(f"unknown API key {api_key}")
         if not api.supports(version):
-            if api_key == API_VERSIONS_KEY:
+            if api_key == codec.API_VERSIONS_KEY:
                 from .handlers.api_versions import unsupported_version_answer
                 return unsupported_version_answer(correlation_id)
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported (range {api.min_version}-{api.max_version})")

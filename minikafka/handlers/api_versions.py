@@ -14,22 +14,16 @@ from ..protocol import codec
 from ..protocol.apis import API_TABLE
 
 
-def _ranges(ctx_make) -> tuple:
-    return tuple(ctx_make(api) for api in API_TABLE)
+def _ranges(entry: type) -> tuple:
+    """The API table as ApiVersion entries (the entry class has the same fields in every version)."""
+    return tuple(entry(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+                 for api in API_TABLE)
 
 
 async def handle(ctx, request):
-    return ctx.respond(
-        error_code=ErrorCode.none,
-        api_keys=_ranges(lambda api: ctx.make("ApiVersion", api_key=api.key, min_version=api.min_version,
-                                              max_version=api.max_version)),
-    )
+    return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
 
 
 def unsupported_version_answer(correlation_id: int) -> bytes:
-    body = ApiVersionsResponse(
-        error_code=ErrorCode.unsupported_version,
-        api_keys=_ranges(lambda api: ApiVersion(api_key=api.key, min_version=api.min_version,
-                                                max_version=api.max_version)),
-    )
+    body = ApiVersionsResponse(error_code=ErrorCode.unsupported_version, api_keys=_ranges(ApiVersion))
     return codec.encode_response(correlation_id, body)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..metadata import INTERNAL_TOPICS
 
 
 def _names(request) -> list[str]:
@@ -16,7 +17,7 @@ def _delete(ctx, name: str):
     try:
         if not broker.config["delete.topic.enable"]:
             raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
-        if name in ("__consumer_offsets", "__transaction_state"):
+        if name in INTERNAL_TOPICS:
             raise KafkaError(ErrorCode.invalid_request, f"{name} is an internal topic and cannot be deleted.")
         broker.delete_topic(name)
         code, message = ErrorCode.none, None

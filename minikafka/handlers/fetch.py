@@ -39,7 +39,7 @@ def _read_all(slots, request) -> int:
     budget, total = request.max_bytes, 0
     committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
     for s in slots:
-        if s.part is None or s.error not in (ErrorCode.none,):
+        if s.part is None or s.error != ErrorCode.none:
             continue
         try:
             limit = min(s.req.partition_max_bytes, max(budget - total, 0)) if total else s.req.partition_max_bytes

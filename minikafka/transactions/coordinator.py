@@ -38,9 +38,8 @@ OPEN = (TxnState.ONGOING,)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 
 
-def partition_for_key(key: str, partitions: int) -> int:
-    """Kafka places transactional ids exactly as it places groups: ``abs(hashCode) % partitions``."""
-    return offsets.partition_for(key, partitions)
+# Kafka places transactional ids exactly as it places groups: abs(hashCode) % partitions.
+partition_for_key = offsets.partition_for
 
 
 class TransactionCoordinator:
@@ -149,7 +148,7 @@ class TransactionCoordinator:
         await self._persist(meta, TxnState.ONGOING)
 
     async def add_offsets(self, tid: str, pid: int, epoch: int, group_id: str) -> None:
-        offsets_topic = "__consumer_offsets"
+        offsets_topic = offsets.TOPIC
         if offsets_topic not in self.broker.metadata.topics and self.broker.groups is not None:
             self.broker.groups.ensure_offsets_topic()
         count = len(self.broker.metadata.topics[offsets_topic].partitions)
@@ -200,7 +199,7 @@ class TransactionCoordinator:
         if part is None or not part.is_leader:
             return False
         offset = part.write_marker(meta.producer_id, meta.producer_epoch, commit)
-        if topic == "__consumer_offsets" and leader.groups is not None:
+        if topic == offsets.TOPIC and leader.groups is not None:
             leader.groups.complete_transaction(index, meta.producer_id, commit)
         try:
             await leader.wait_for_replicas(part, offset + 1, REPLICATION_TIMEOUT)
