@@ -1,4 +1,4 @@
-"""Records per second through the Python Kafka source for Spark (``minikafka.spark``).
+"""Records per second through the Python Kafka source for Spark (``kafka_course.spark``).
 
     python bench/bench_spark_source.py                      # starts `minikafka serve` in its own process
     python bench/bench_spark_source.py --records 100000 --partitions 3
@@ -34,7 +34,7 @@ def fill(bootstrap: str, topic: str, records: int, partitions: int) -> float:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from minikafka.fakeusers import FakeUsers, key_of, serialize
+    from kafka_course.fakeusers import FakeUsers, key_of, serialize
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(15)
     pool = FakeUsers(seed=1, start=1_700_000_000, interval=0.01).take(2_000)
@@ -63,7 +63,7 @@ class Bench:
     """One Spark session reading one bootstrap address through the Python Kafka source."""
 
     def __init__(self, spark, bootstrap: str):
-        from minikafka.spark import register
+        from kafka_course.spark import register
         self.spark, self.bootstrap, self.fmt = spark, bootstrap, register(spark)
 
     def source(self, topic: str, stream: bool, **options: str):
@@ -96,7 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     print("command:", shlex.join([sys.executable, *sys.argv]))
 
-    from minikafka.spark import local_session
+    from kafka_course.spark import local_session
     with broker(args.bootstrap_server) as bootstrap:
         topic, warm_up = f"bench-signups-{uuid.uuid4().hex[:6]}", f"bench-warm-up-{uuid.uuid4().hex[:6]}"
         produce_s = fill(bootstrap, topic, args.records, args.partitions)

@@ -158,6 +158,11 @@ class Cluster:
         return ",".join(f"{self.host}:{self.listeners[i].port}" for i in sorted(self.listeners))
 
     @property
+    def running(self) -> bool:
+        """True between ``start()`` and ``stop()``."""
+        return self._thread is not None
+
+    @property
     def controller_id(self) -> int:
         return self.metadata.controller_id
 
@@ -233,3 +238,42 @@ class Cluster:
         """Run retention and compaction now instead of waiting for the next check."""
         for broker in list(self.brokers.values()):
             self.call(broker.run_log_cleaner)
+
+    # -- looking inside (what no Kafka client can see) -------------------------------------
+    def segments(self, topic: str) -> dict[int, list[dict]]:
+        """Each partition's segment files on its leader: base offset, size, path, ...
+
+        A partition whose leader is down has an empty list.
+        """
+        def read():
+            out = {}
+            for info in self.metadata.topics[topic].partitions:
+                leader = self.brokers.get(info.leader)
+                part = leader.partitions.get((topic, info.index)) if leader else None
+                out[info.index] = part.log.segments_info() if part else []
+            return out
+        return self.call(read)
+
+    def roll_segments(self, topic: str) -> None:
+        """Close the active segment of each partition of ``topic`` on its leader.
+
+        The log cleaner never touches an active segment; rolling first lets
+        ``run_log_cleaner()`` compact or delete everything written so far.
+        """
+        def roll():
+            for broker in self.brokers.values():
+                for (name, _), part in broker.partitions.items():
+                    if name == topic and part.is_leader:
+                        part.log.roll()
+        self.call(roll)
+
+    def transaction_state(self, transactional_id: str) -> str:
+        """The coordinator's state of a transactional id (``EMPTY``, ``ONGOING``...), or ``unknown``."""
+        def read():
+            for broker in self.brokers.values():
+                coordinator = broker.transaction_coordinator_for(transactional_id)
+                if coordinator is not None:
+                    meta = coordinator.txns.get(transactional_id)
+                    return meta.state.name if meta else "unknown"
+            return "unknown"
+        return self.call(read)

@@ -200,7 +200,7 @@ def live_diagrams() -> list[Diagram]:
     from confluent_kafka import Producer
 
     from minikafka import Cluster
-    from minikafka.ecosystem._kafka import read_to_end
+    from kafka_course.ecosystem._kafka import read_to_end
 
     with Cluster(brokers=3, in_memory=True) as cluster:
         bootstrap = cluster.bootstrap_servers

@@ -1,20 +1,9 @@
-"""Small things every CLI tool shares: the bootstrap option, ``k=v`` settings, and
-turning a client's error into one sentence a person can act on."""
+"""What the broker's own commands share: ``name=value`` settings and a one-sentence exit."""
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-
-from ..errors import explain
-
-DEFAULT_BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
-
-
-def add_bootstrap(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bootstrap-server", default=DEFAULT_BOOTSTRAP, metavar="HOST:PORT",
-                        help=f"broker(s) to connect to (default: $KAFKA_BOOTSTRAP_SERVERS or {DEFAULT_BOOTSTRAP})")
+from typing import NoReturn
 
 
 def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
@@ -28,36 +17,6 @@ def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
     return out
 
 
-def fail(sentence: str, code: int = 1) -> None:
+def fail(sentence: str, code: int = 1) -> NoReturn:
     print(f"Error: {sentence}", file=sys.stderr)
     raise SystemExit(code)
-
-
-def describe_client_error(exc: BaseException) -> str:
-    """A sentence for an error raised by confluent-kafka or kafka-python."""
-    err = exc.args[0] if exc.args else None
-    code = getattr(err, "code", None)
-    if callable(code):  # confluent_kafka.KafkaError
-        value, text = code(), err.str()
-        if value >= 0:
-            return f"{explain(value)} ({text})"
-        if value in (-195, -187, -185):  # transport failure, all brokers down, timed out
-            return f"Cannot reach a broker: {text}. Is one running at the bootstrap address?"
-        return text
-    return str(exc) or type(exc).__name__
-
-
-def admin(bootstrap: str):
-    from confluent_kafka.admin import AdminClient
-    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000})
-
-
-def wait_all(futures: dict, timeout: float = 30) -> dict:
-    """Resolve a confluent admin result dict, turning the first error into a sentence."""
-    out = {}
-    for key, fut in futures.items():
-        try:
-            out[key] = fut.result(timeout=timeout)
-        except Exception as e:  # noqa: BLE001 - shown to the user as a sentence
-            fail(f"{key}: {describe_client_error(e)}")
-    return out

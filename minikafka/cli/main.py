@@ -1,31 +1,57 @@
-"""The ``minikafka`` command: a broker, and tools shaped like Kafka's own scripts.
+"""The ``minikafka`` command: the broker's own tools, plus any registered client tools.
 
-Each subcommand lives in its own module with ``main(argv) -> int`` and mirrors a
-script the Kafka documentation uses (``kafka-topics.sh`` -> ``minikafka topics``...).
-The tools speak the Kafka protocol, so they work against any cluster, not only
-minikafka.
+``serve`` and ``dump-log`` belong to the broker. Other packages add subcommands through
+the ``minikafka.commands`` entry-point group (name -> ``module:main``); the course
+package registers its Kafka-shaped client tools there (``topics``, ``console-producer``,
+``console-consumer``, ``consumer-groups``, ``fakeusers``). The broker package never
+imports them: it only finds what is installed.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from importlib.metadata import entry_points
+from typing import Callable
 
-COMMANDS = {
-    "serve": ("minikafka.cli.serve", "run a broker (or a cluster of brokers) on this machine"),
-    "topics": ("minikafka.cli.topics", "create, list, describe, alter and delete topics (kafka-topics.sh)"),
-    "console-producer": ("minikafka.cli.console_producer", "send lines from stdin as records"),
-    "console-consumer": ("minikafka.cli.console_consumer", "print records of a topic"),
-    "consumer-groups": ("minikafka.cli.consumer_groups", "list, describe, reset and delete consumer groups"),
-    "dump-log": ("minikafka.cli.dump_log", "print the batches and records of segment files (kafka-dump-log.sh)"),
-    "fakeusers": ("minikafka.cli.fakeusers", "produce fake sign-up events with Faker"),
+GROUP = "minikafka.commands"
+BUILT_IN = {
+    "serve": ("minikafka.cli.serve:main", "run a broker (or a cluster of brokers) on this machine"),
+    "dump-log": ("minikafka.cli.dump_log:main", "print the batches and records of segment files (kafka-dump-log.sh)"),
 }
 
 
+def commands() -> dict[str, str]:
+    """Command name -> ``module:function``, the broker's own first."""
+    found = {name: target for name, (target, _) in BUILT_IN.items()}
+    for ep in entry_points(group=GROUP):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def _load(target: str) -> Callable[[list[str]], int | None]:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr or "main")
+
+
+def _summary(name: str, target: str) -> str:
+    if name in BUILT_IN:
+        return BUILT_IN[name][1]
+    try:
+        doc = importlib.import_module(target.partition(":")[0]).__doc__ or ""
+    except ImportError:
+        return "(not importable here)"
+    first = " ".join(doc.strip().split("\n\n")[0].split())  # the first paragraph, on one line
+    if first.startswith("``") and ": " in first:
+        first = first.split(": ", 1)[1]  # "``minikafka topics``: what it does" -> what it does
+    return first.split(". ")[0].rstrip(".")
+
+
 def usage() -> str:
-    width = max(map(len, COMMANDS))
+    found = commands()
+    width = max(map(len, found))
     lines = ["usage: minikafka COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<{width}}  {doc}" for name, (_, doc) in COMMANDS.items()]
+    lines += [f"  {name:<{width}}  {_summary(name, target)}" for name, target in found.items()]
     lines += ["", "Run 'minikafka COMMAND --help' for the options of one command."]
     return "\n".join(lines)
 
@@ -36,17 +62,18 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0
     name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
-        print(f"minikafka: unknown command {name!r}. Commands: {', '.join(COMMANDS)}.", file=sys.stderr)
+    found = BUILT_IN.get(name, (None,))[0] or commands().get(name)
+    if found is None:
+        print(f"minikafka: unknown command {name!r}. Commands: {', '.join(commands())}.", file=sys.stderr)
         return 2
     try:
-        module = importlib.import_module(COMMANDS[name][0])
+        command = _load(found)
     except ImportError as e:
-        print(f"minikafka {name}: not available ({e}); install the course extras: pip install -e '.[course]'",
+        print(f"minikafka {name}: not available ({e}); install the course: pip install -e '.[course]'",
               file=sys.stderr)
         return 2
     try:
-        return module.main(rest) or 0
+        return command(rest) or 0
     except KeyboardInterrupt:
         return 130
 

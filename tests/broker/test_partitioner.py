@@ -6,7 +6,7 @@ import random
 
 from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
-from minikafka.partitioner import murmur2, partition_for
+from kafka_course.partitioner import murmur2, partition_for
 from tests.broker.test_clients import create_topic
 
 PARTITIONS = 3

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from minikafka.course.backend import COMPOSE_SERVICES, ENV_VAR
+from kafka_course.backend import COMPOSE_SERVICES, ENV_VAR
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
@@ -167,7 +167,7 @@ def test_the_ui_uses_the_internal_listeners(config):
     assert sorted(env(ui)["KAFKA_CLUSTERS_0_BOOTSTRAPSERVERS"].split(",")) == internal
     assert published(ui)[8080]["target"] == 8080
     assert all(dep["condition"] == "service_healthy" for dep in ui["depends_on"].values())
-    from minikafka.ecosystem import servers
+    from kafka_course.ecosystem import servers
     assert servers.KAFKA_UI.port == 8080 or "KAFKA_UI_URL" in os.environ
 
 
@@ -197,7 +197,7 @@ def test_comparison_servers_only_with_their_profile(config):
 
 
 def test_notebooks_look_for_the_servers_where_compose_publishes_them():
-    from minikafka.ecosystem import servers
+    from kafka_course.ecosystem import servers
     expected = {"RABBITMQ_URL": (servers.RABBITMQ, 5672), "NATS_URL": (servers.NATS, 4222),
                 "POSTGRES_DSN": (servers.POSTGRES, 5432)}
     for variable, (server, port) in expected.items():

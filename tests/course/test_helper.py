@@ -1,4 +1,4 @@
-"""The course helper (minikafka.course) against the embedded minikafka, with real clients.
+"""The course helper (kafka_course) against the embedded minikafka, with real clients.
 
 These tests protect what the notebooks rely on: ``bootstrap()`` picks the right cluster,
 the cluster handle answers the same questions on every back end and refuses
@@ -9,24 +9,23 @@ checks pass on right answers and fail, as AssertionErrors, on wrong ones.
 
 from __future__ import annotations
 
-import shutil
 
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
 
-from minikafka import course  # noqa: E402
-from minikafka.course import backend  # noqa: E402
-from minikafka.course.checks import CheckFailed, Report, check  # noqa: E402
-from minikafka.course.labs import partitioner as lab02  # noqa: E402
-from minikafka.partitioner import murmur2, partition_for  # noqa: E402
+import kafka_course as course  # noqa: E402
+from kafka_course import connection, handle  # noqa: E402
+from kafka_course.checks import CheckFailed, Report, check  # noqa: E402
+from kafka_course.labs import partitioner as lab02  # noqa: E402
+from kafka_course.partitioner import murmur2, partition_for  # noqa: E402
 
 
 @pytest.fixture
 def embedded(monkeypatch):
     """The process-wide embedded cluster, whatever the environment says."""
-    monkeypatch.delenv(backend.ENV_VAR, raising=False)
+    monkeypatch.delenv(connection.ENV_VAR, raising=False)
     return course.bootstrap()
 
 
@@ -37,31 +36,31 @@ def test_bootstrap_starts_one_embedded_cluster_per_process(embedded):
 
 
 def test_bootstrap_prefers_an_address_given_then_the_environment(monkeypatch, embedded):
-    monkeypatch.setattr(backend, "_current", embedded)  # restored after the test
-    monkeypatch.setenv(backend.ENV_VAR, "kafka.example:9092")
+    monkeypatch.setattr(connection, "_current", embedded)  # restored after the test
+    monkeypatch.setenv(connection.ENV_VAR, "kafka.example:9092")
     assert course.bootstrap() == "kafka.example:9092"
     assert course.bootstrap("other:9093") == "other:9093"
     assert not course.cluster().is_minikafka
 
 
 def test_a_cluster_outside_this_process_refuses_minikafka_powers(capsys, monkeypatch, embedded):
-    handle = backend.ClusterHandle("127.0.0.1:1", None)
-    assert not handle.is_minikafka
+    outside = handle.ClusterHandle("127.0.0.1:1", None)
+    assert not outside.is_minikafka
     with pytest.raises(course.MinikafkaOnly, match="only on the embedded minikafka"):
-        handle.segments("any-topic")
+        outside.segments("any-topic")
     with pytest.raises(NotImplementedError):
-        handle.slow_broker(1, 100)
-    monkeypatch.setattr(backend, "_current", "127.0.0.1:1")
+        outside.slow_broker(1, 100)
+    monkeypatch.setattr(connection, "_current", "127.0.0.1:1")
     assert course.requires_minikafka("Reading segments") is False
     assert "only the embedded minikafka has" in capsys.readouterr().out
     assert course.requires_real_kafka() is True
 
 
-@pytest.mark.skipif(shutil.which("docker") is not None, reason="would really run docker compose")
-def test_stopping_a_real_broker_without_docker_says_so():
+def test_stopping_a_real_broker_without_docker_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no docker command on this PATH
     with pytest.raises(RuntimeError, match="docker"):
-        backend.ClusterHandle("127.0.0.1:1", None).stop_broker(1)
-    assert backend.COMPOSE_SERVICES[2] == "kafka-2"
+        handle.ClusterHandle("127.0.0.1:1", None).stop_broker(1)
+    assert handle.COMPOSE_SERVICES[2] == "kafka-2"
 
 
 def test_topology_and_log_sizes_come_from_the_cluster(embedded):

@@ -78,7 +78,7 @@ def test_stored_without_outputs(path):
 def test_follows_the_course_conventions(path):
     """First code cell imports the course helper; the second is papermill's parameters cell."""
     cells = code_cells(nbformat.read(path, as_version=4))
-    assert "from minikafka import course" in cells[0].source
+    assert "import kafka_course as course" in cells[0].source
     assert "parameters" in cells[1].metadata.get("tags", []), "the second code cell must be tagged 'parameters'"
     assert "BOOTSTRAP = None" in cells[1].source
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from minikafka.ecosystem import registry
+from kafka_course.ecosystem import registry
 
 V1 = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
       "required": ["id", "name"], "additionalProperties": False}

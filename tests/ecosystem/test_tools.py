@@ -7,7 +7,7 @@ from collections import Counter
 
 from confluent_kafka import Producer
 
-from minikafka.ecosystem import connect, mirror, streams
+from kafka_course.ecosystem import connect, mirror, streams
 
 
 def test_file_source_resumes_from_its_stored_offset_and_applies_transforms(cluster, tmp_path):

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from minikafka.cli.consumer_groups import main
+from kafka_course.tools.consumer_groups import main
 from tests.groups.helpers import KafkaPythonMember, create_topic, produce, wait_until
 
 pytestmark = pytest.mark.timeout(60)

@@ -11,7 +11,7 @@ import pytest
 def spark():
     if shutil.which("java") is None:
         pytest.skip("Spark needs Java 17 (java is not on the PATH)")
-    from minikafka.spark import local_session
+    from kafka_course.spark import local_session
     session = local_session("kafka-hands-on-tests")
     yield session
     session.stop()
@@ -19,5 +19,5 @@ def spark():
 
 @pytest.fixture
 def fmt(spark) -> str:
-    from minikafka.spark import register
+    from kafka_course.spark import register
     return register(spark)  # always the Python source here, even if Spark's jar is present

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from minikafka.fakeusers import FakeUsers, key_of, serialize
+from kafka_course.fakeusers import FakeUsers, key_of, serialize
 
 START = 1_700_000_000.0  # a fixed event-time origin, so windows are reproducible
 

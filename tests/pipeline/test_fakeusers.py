@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from minikafka.course.clients import consume_all
-from minikafka.fakeusers import FIELDS, FakeUsers, Pacer, key_of, parse_locales, serialize
+from kafka_course.clients import consume_all
+from kafka_course.fakeusers import FIELDS, FakeUsers, Pacer, key_of, parse_locales, serialize
 
 
 def mk(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

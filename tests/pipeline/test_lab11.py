@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from minikafka.course.checks import CheckFailed
-from minikafka.spark import lab_check
+from kafka_course.checks import CheckFailed
+from kafka_course.labs import streaming_aggregation as lab_check
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java 17")]
 

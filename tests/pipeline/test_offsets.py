@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minikafka.spark import offsets as off
-from minikafka.spark.options import parse_sink, parse_source
+from kafka_course.spark import offsets as off
+from kafka_course.spark.options import parse_sink, parse_source
 
 T = "fakeusers"
 BASE = {"kafka.bootstrap.servers": "127.0.0.1:9092", "subscribe": T}

@@ -7,8 +7,8 @@ from collections import Counter
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
-from minikafka.fakeusers import FakeUsers, key_of, serialize
-from minikafka.phpstyle import (RD_KAFKA_RESP_ERR__PARTITION_EOF, RD_KAFKA_RESP_ERR__TIMED_OUT, RdKafkaMessage,
+from kafka_course.fakeusers import FakeUsers, key_of, serialize
+from kafka_course.phpstyle import (RD_KAFKA_RESP_ERR__PARTITION_EOF, RD_KAFKA_RESP_ERR__TIMED_OUT, RdKafkaMessage,
                                 describe, var_dump)
 
 from .signups import create_topic

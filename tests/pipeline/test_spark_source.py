@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from minikafka.spark import SCHEMA
+from kafka_course.spark import SCHEMA
 
 from .signups import START, create_topic, produce_signups
 
@@ -90,8 +90,8 @@ def test_restart_from_checkpoint_reads_each_record_exactly_once(spark, fmt, boot
 
 def test_available_now_ignores_records_that_arrive_later(spark, fmt, bootstrap, tmp_path):
     """prepareForTriggerAvailableNow fixes the target: a query started now ends at what exists now."""
-    from minikafka.spark.options import parse_source
-    from minikafka.spark.source import KafkaStreamReader
+    from kafka_course.spark.options import parse_source
+    from kafka_course.spark.source import KafkaStreamReader
     from pyspark.sql.streaming.datasource import ReadAllAvailable
     from pyspark.sql.types import _parse_datatype_string
     topic = create_topic(bootstrap, partitions=2)

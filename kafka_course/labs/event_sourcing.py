@@ -73,7 +73,8 @@ def _fold(history: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple[str
 
 def prepare(*, bootstrap: str | None = None, accounts: int = 12, events: int = 400, seed: int = 6) -> Bank:
     """Write the bank's events and snapshots; compact the snapshots where the broker allows."""
-    from ..backend import cluster, current_bootstrap
+    from ..connection import current_bootstrap
+    from ..handle import cluster
     from ..clients import new_topic, producer
     servers = bootstrap or current_bootstrap()
     history = _history(accounts, events, seed)
@@ -109,13 +110,7 @@ def _compact(handle, topic: str) -> None:
     if not handle.is_minikafka:
         return
     embedded = handle.embedded
-
-    def roll():
-        for broker in embedded.brokers.values():
-            for (name, _), part in broker.partitions.items():
-                if name == topic and part.is_leader:
-                    part.log.roll()
-    embedded.call(roll)
+    embedded.roll_segments(topic)
     embedded.run_log_cleaner()
 
 

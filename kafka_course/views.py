@@ -61,7 +61,7 @@ def _display(fig, handle=None):
     return handle
 
 
-def _new_figure(width: float, height: float):
+def new_figure(width: float, height: float):
     import matplotlib.pyplot as plt
     return plt.subplots(figsize=(width, height), layout="constrained")
 
@@ -76,7 +76,7 @@ class OffsetsView(LiveView):
 
     def figure(self):
         parts = offsets(self.topic, bootstrap=self.bootstrap)
-        fig, ax = _new_figure(8, 0.5 + 0.45 * len(parts))
+        fig, ax = new_figure(8, 0.5 + 0.45 * len(parts))
         rows = [f"partition {o.partition}" for o in parts]
         ax.barh(rows, [o.log_start_offset for o in parts], color="lightgrey", label="deleted (below log start)")
         ax.barh(rows, [o.records for o in parts], left=[o.log_start_offset for o in parts],
@@ -146,7 +146,7 @@ class AssignmentTimeline(LiveView):
         return self._colour[member]
 
     def figure(self):
-        fig, ax = _new_figure(9, 0.8 + 0.4 * len(self.partitions))
+        fig, ax = new_figure(9, 0.8 + 0.4 * len(self.partitions))
         times = [t for t, _, _ in self.samples]
         end = (times[-1] if times else 0) + max(0.5, 0.05 * (times[-1] if times else 1))
         for i, (t, label, owners) in enumerate(self.samples):
@@ -222,7 +222,7 @@ class LagTimeline(LiveView):
         return now
 
     def figure(self):
-        fig, ax = _new_figure(8, 3.2)
+        fig, ax = new_figure(8, 3.2)
         times = [t for t, _ in self.samples]
         partitions = sorted({p for _, lags in self.samples for p in lags})
         for p in partitions:

@@ -83,7 +83,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
     an acknowledged record is lost or stored twice, or a required setting is missing."""
     from confluent_kafka import KafkaException, Producer
 
-    from ..backend import cluster, current_bootstrap
+    from ..connection import current_bootstrap
+    from ..handle import cluster
     from ..clients import new_topic
     servers = bootstrap or current_bootstrap()
     with Report("Lab 05 · surviving a broker failure") as report:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 
-from .backend import current_bootstrap
+from .connection import current_bootstrap
 
 # Fast heartbeats make rebalances quick enough to watch; 6 s is the smallest session
 # timeout a real Kafka broker accepts by default (group.min.session.timeout.ms).

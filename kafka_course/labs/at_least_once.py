@@ -115,7 +115,7 @@ class Lab:
 def prepare(*, bootstrap: str | None = None, payments: int = 300, accounts: int = 6, partitions: int = 3,
             crashes: int = 6, time_limit: float = 30) -> Lab:
     """A new topic of ``payments`` payments and a fresh group to consume it."""
-    from ..backend import current_bootstrap
+    from ..connection import current_bootstrap
     from ..clients import new_topic, produce_demo
     servers = bootstrap or current_bootstrap()
     rng = random.Random(payments)

@@ -1,9 +1,9 @@
-"""Part 2 of the course runs: notebooks 05-08 and labs 05-08, and the helpers they stand on.
+"""The reliability part of the course runs: notebooks 05-08 and labs 05-08, and the helpers they stand on.
 
 - The part 2 notebooks and labs exist, carry no outputs, and follow the conventions
   (helper import first, papermill parameters second, a summary and exercises).
 - (test_notebooks.py runs every notebook and lab under nbval and papermill, with the
-  part 2 sizes given in its ``OTHER_PARAMETERS``, and proves the starters fail.)
+  smaller sizes given in its ``OTHER_PARAMETERS``, and proves the starters fail.)
 - The crash tools (``CrashPlan``, ``tally``), the state-machine drawing and the lab
   harnesses behave as the notebooks and checks assume.
 
@@ -39,13 +39,13 @@ def texts(path: Path) -> str:
 
 # -- shape: fast ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=name)
-def test_part2_other_sizes_name_real_parameters(path):
+def test_reliability_other_sizes_name_real_parameters(path):
     assert path.exists(), f"{name(path)} is missing"
     assert set(OTHER_PARAMETERS[key(path)]) <= set(parameters(path)), "the test varies parameters the notebook lacks"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_part2_notebook_has_an_opening_a_summary_and_exercises(path):
+def test_reliability_notebook_has_an_opening_a_summary_and_exercises(path):
     prose = texts(path)
     for heading in ("**Why this matters.**", "## Summary", "## Exercises"):
         assert heading in prose, f"{name(path)} lacks {heading}"
@@ -64,7 +64,7 @@ def test_a_lab_calls_its_check_in_the_last_cell(path):
 
 # -- the helpers the notebooks stand on: fast -------------------------------------------------------
 def test_a_crash_plan_is_repeatable_and_crashes_where_it_said():
-    from minikafka.course.guarantees import Crash, CrashPlan
+    from kafka_course.guarantees import Crash, CrashPlan
     plan = CrashPlan(crashes=3, steps=50, seed=4)
     assert plan.points == CrashPlan(crashes=3, steps=50, seed=4).points and len(plan.points) == 3
     crashed_at = []
@@ -77,26 +77,26 @@ def test_a_crash_plan_is_repeatable_and_crashes_where_it_said():
 
 
 def test_tally_counts_lost_and_repeated_work():
-    from minikafka.course.guarantees import tally
+    from kafka_course.guarantees import tally
     result = tally(["a", "b", "c", "d"], ["a", "b", "b", "c", "c", "c"])
     assert (result.once, result.lost, result.duplicated) == (1, 1, 3)
 
 
 def test_the_transaction_diagram_is_drawn_from_the_transitions_table():
-    from minikafka.course import part2
+    from kafka_course import state_machines
     from minikafka.transactions.states import TRANSITIONS, TxnState
-    layers = part2._layers(TRANSITIONS, TxnState.EMPTY)
+    layers = state_machines._layers(TRANSITIONS, TxnState.EMPTY)
     drawn = {state for layer in layers for state in layer}
     assert drawn == {s for row in TRANSITIONS for s in (row[0], row[2])}
     assert layers[0] == [TxnState.EMPTY] and layers[-1] == [TxnState.DEAD]
-    fig = part2.state_machine_figure(TRANSITIONS, start=TxnState.EMPTY)
+    fig = state_machines.state_machine_figure(TRANSITIONS, start=TxnState.EMPTY)
     labels = {t.get_text() for t in fig.axes[0].texts}
     assert any("EndTxn(commit)" in label for label in labels)
 
 
 def test_a_crashing_producer_counts_only_the_end_of_real_batches():
-    from minikafka.course.guarantees import Crash, CrashPlan
-    from minikafka.course.labs.exactly_once import CrashingProducer
+    from kafka_course.guarantees import Crash, CrashPlan
+    from kafka_course.labs.exactly_once import CrashingProducer
 
     class Recorder:
         def __init__(self):

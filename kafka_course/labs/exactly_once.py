@@ -118,7 +118,7 @@ class Lab:
 def prepare(*, bootstrap: str | None = None, orders: int = 300, partitions: int = 3, crashes: int = 6,
             time_limit: float = 40) -> Lab:
     """An input topic of ``orders`` orders, an empty output topic and a fresh group."""
-    from ..backend import current_bootstrap
+    from ..connection import current_bootstrap
     from ..clients import new_topic, produce_demo
     servers = bootstrap or current_bootstrap()
     source = new_topic("lab08-orders", partitions=partitions, bootstrap=servers)

@@ -1,6 +1,6 @@
 """Spark Structured Streaming on Kafka without Maven: a Python Kafka source and sink.
 
-    from minikafka.spark import kafka_format, local_session
+    from kafka_course.spark import kafka_format, local_session
     spark = local_session()
     fmt = kafka_format(spark)      # "kafka" with Spark's connector jar, else "minikafka-kafka"
     df = spark.readStream.format(fmt).option("kafka.bootstrap.servers", B).option("subscribe", "t").load()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...partitioner import murmur2 as kafka_murmur2
-from ...partitioner import partition_for
+from ..partitioner import murmur2 as kafka_murmur2
+from ..partitioner import partition_for
 from ..checks import Report
 
 SAMPLE_KEYS = [b"", b"a", b"ab", b"abc", b"abcd", b"abcde", b"kafka", b"customer-0", b"customer-42",
@@ -78,7 +78,7 @@ def _check_partition(report: Report, partition, partitions: int) -> bool:
 def _check_against_broker(report: Report, partition, bootstrap, partitions: int, keys: int) -> None:
     from kafka import KafkaProducer
 
-    from ..backend import current_bootstrap
+    from ..connection import current_bootstrap
     from ..clients import consume_all, new_topic
     topic = new_topic("lab02-keys", partitions=partitions, bootstrap=bootstrap)
     producer = KafkaProducer(bootstrap_servers=bootstrap or current_bootstrap())

@@ -1,27 +1,21 @@
-"""Pictures and probes for part 2 of the course: replication, storage, transactions.
+"""Replicas on view: which broker holds which replica of each partition, who leads, who is in sync.
 
-Notebooks 05-08 look at things the part 1 helpers do not draw: which broker holds
-which replica of each partition, who leads, who is in sync, how that changes while
-brokers fail, and the state machines behind groups and transactions.
-
-Everything a client can see is read with ordinary Admin requests (kafka-python's
-``describe_topics`` and ``describe_cluster``, which carry the leader epoch and the
-controller id), so the pictures are true on minikafka and on real Kafka alike. The
-few probes that look inside a broker (the transaction coordinator's state) say so
-and work on the embedded minikafka only.
+Notebook 05 watches these change while brokers fail. Everything is read with ordinary
+Admin requests (kafka-python's ``describe_topics`` and ``describe_cluster``, which carry
+the leader epoch and the controller id), so the pictures are true on minikafka and on
+real Kafka alike.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from matplotlib.patches import Patch
 
-from .backend import cluster, current_bootstrap
-from .views import LiveView
+from .connection import current_bootstrap
+from .views import LiveView, new_figure
 
 _kafka_admins: dict[str, Any] = {}
 
@@ -109,11 +103,6 @@ def wait_for_isr(topic: str, size: int, timeout: float = 30) -> bool:
     return False
 
 
-def _new_figure(width: float, height: float):
-    import matplotlib.pyplot as plt
-    return plt.subplots(figsize=(width, height), layout="constrained")
-
-
 # -- partitions x brokers ---------------------------------------------------------------------
 class ReplicaMap(LiveView):
     """A grid of partitions (rows) by brokers (columns): who leads, who follows in sync,
@@ -128,7 +117,7 @@ class ReplicaMap(LiveView):
         states = [s for t in self.topics for s in replica_states(t, bootstrap=self.bootstrap)]
         live = live_brokers(bootstrap=self.bootstrap)
         brokers = sorted(set(live) | {b for s in states for b in s.replicas})
-        fig, ax = _new_figure(1.6 + 1.1 * len(brokers), 0.9 + 0.42 * len(states))
+        fig, ax = new_figure(1.6 + 1.1 * len(brokers), 0.9 + 0.42 * len(states))
         for col, broker in enumerate(brokers):
             if broker not in live:
                 ax.axvspan(col - 0.5, col + 0.5, color="#eeeeee", zorder=0)
@@ -210,7 +199,7 @@ class IsrTimeline(LiveView):
 
     def figure(self):
         brokers = sorted({b for _, _, s, live in self.samples for b in (*s.replicas, *live)})
-        fig, ax = _new_figure(9, 0.9 + 0.45 * max(1, len(brokers)))
+        fig, ax = new_figure(9, 0.9 + 0.45 * max(1, len(brokers)))
         times = [t for t, *_ in self.samples]
         end = (times[-1] if times else 0) + 0.3
         for i, (t, label, state, live) in enumerate(self.samples):
@@ -243,143 +232,3 @@ def _merged_labels(labels: list[tuple[float, str]], span: float) -> list[tuple[f
         else:
             merged.append((t, label))
     return merged
-
-
-# -- state machines declared as data -------------------------------------------------------------
-BOX_H = 0.3  # half the height of a state's box, in data units (widths follow the names)
-
-
-def show_state_machine(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = "") -> None:
-    """Draw a ``(from, event, to)`` table as a diagram (the table is the only source)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-    fig = state_machine_figure(transitions, start=start, title=title)
-    display(fig)
-    plt.close(fig)
-
-
-def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = ""):
-    """States in columns by distance from ``start``. Arrows between neighbouring columns
-    are straight; arrows that go back or skip a column arc above (or below) the states."""
-    layers = _layers(transitions, start)
-    column = {state: c for c, states in enumerate(layers) for state in states}
-    where = _positions(layers)
-    names = {state: _box_text(state) for state in where}
-    half = {state: 0.2 + 0.075 * max(map(len, names[state].split("\n"))) for state in where}
-    edges: dict[tuple[Any, Any], list[str]] = {}
-    for src, event, dst in transitions:
-        events = edges.setdefault((src, dst), [])
-        if event not in events:
-            events.append(event)
-    top = max(y for _, y in where.values()) + BOX_H
-    bottom = min(y for _, y in where.values()) - BOX_H
-    right = max(x for x, _ in where.values()) + 1.2
-    arcs = {"up": 0, "down": 0}
-    drawn = []
-    for (src, dst), events in sorted(edges.items(), key=lambda e: abs(column[e[0][1]] - column[e[0][0]])):
-        (xa, ya), (xb, yb) = where[src], where[dst]
-        label = "\n".join(e.replace(" / ", " /\n") for e in events)
-        side = "up" if (ya + yb) / 2 >= 0 else "down"
-        if src == dst:
-            drawn.append((_loop, (xa, ya, label, side)))
-        elif column[dst] == column[src] + 1:
-            drawn.append((_straight, ((xa + half[src], ya), (xb - half[dst], yb), label)))
-        else:
-            level = arcs[side]
-            arcs[side] += 1
-            apex = top + 1.0 + 0.8 * level if side == "up" else bottom - 1.0 - 0.8 * level
-            drawn.append((_arc, ((xa, ya), (xb, yb), apex, label, side)))
-    low, high = bottom - 0.9 - 0.8 * arcs["down"], top + 0.9 + 0.8 * arcs["up"]
-    fig, ax = _new_figure(0.72 * (right + 1.4), 0.8 + 0.72 * (high - low))
-    for draw, args in drawn:
-        draw(ax, *args)
-    for state, (x, y) in where.items():
-        first = state == start
-        ax.text(x, y, names[state], ha="center", va="center", fontsize=8, fontweight="bold", zorder=3,
-                color="white" if first else "black",
-                bbox=dict(boxstyle="round,pad=0.4", facecolor="#2b7bba" if first else "#dceaf6", edgecolor="#2b7bba"))
-    ax.set_aspect("equal")
-    ax.set_xlim(-1.2, right)
-    ax.set_ylim(low - 0.2, high + 0.2)
-    ax.axis("off")
-    ax.set_title(title, fontsize=11)
-    return fig
-
-
-def _box_text(state: Any) -> str:
-    name = getattr(state, "name", str(state))
-    return name.replace("_", "\n", 1) if len(name) > 11 else name
-
-
-def _layers(transitions, start) -> list[list[Any]]:
-    """Breadth-first layers from ``start``; states with no way out go in a last layer."""
-    states = list(dict.fromkeys([s for s, _, _ in transitions] + [d for _, _, d in transitions]))
-    depth = {start: 0}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        for src, _, dst in transitions:
-            if src == here and dst not in depth:
-                depth[dst] = depth[here] + 1
-                queue.append(dst)
-    last = max(depth.values()) + 1
-    for s in states:
-        if s != start and all(src != s or dst == s for src, _, dst in transitions):
-            depth[s] = last  # a sink (Dead) goes at the far right
-        depth.setdefault(s, last)
-    return [[s for s in states if depth[s] == d] for d in sorted(set(depth.values()))]
-
-
-def _positions(layers: list[list[Any]]) -> dict[Any, tuple[float, float]]:
-    return {state: (column * 3.2, ((len(states) - 1) / 2 - i) * 1.5)
-            for column, states in enumerate(layers) for i, state in enumerate(states)}
-
-
-def _edge_label(ax, x: float, y: float, label: str, **kw: Any) -> None:
-    ax.text(x, y, label, ha="center", fontsize=6.5, color="#333333", zorder=4,
-            bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.9), **kw)
-
-
-def _path_arrow(ax, points: list[tuple[float, float]]) -> None:
-    from matplotlib.patches import FancyArrowPatch
-    from matplotlib.path import Path
-    codes = [Path.MOVETO] + [Path.CURVE3] * (len(points) - 1) if len(points) == 3 else [Path.MOVETO, Path.LINETO]
-    ax.add_patch(FancyArrowPatch(path=Path(points, codes), arrowstyle="-|>", mutation_scale=10,
-                                 color="#555555", linewidth=1.0, zorder=1))
-
-
-def _straight(ax, a: tuple[float, float], b: tuple[float, float], label: str) -> None:
-    _path_arrow(ax, [a, b])
-    _edge_label(ax, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.08, label, va="bottom")
-
-
-def _arc(ax, a: tuple[float, float], b: tuple[float, float], apex: float, label: str, side: str) -> None:
-    sign = 1 if side == "up" else -1
-    nudge = 0.25 if b[0] < a[0] else -0.25  # leave and enter on the facing halves of the boxes
-    p0 = (a[0] - nudge, a[1] + sign * BOX_H)
-    p2 = (b[0] + nudge, b[1] + sign * BOX_H)
-    control = ((p0[0] + p2[0]) / 2, 2 * apex - (p0[1] + p2[1]) / 2)
-    _path_arrow(ax, [p0, control, p2])
-    _edge_label(ax, (p0[0] + p2[0]) / 2, apex, label, va="center")
-
-
-def _loop(ax, x: float, y: float, label: str, side: str) -> None:
-    sign = 1 if side == "up" else -1
-    p0, p2 = (x - 0.45, y + sign * BOX_H), (x + 0.45, y + sign * BOX_H)
-    _path_arrow(ax, [p0, (x, y + sign * (BOX_H + 1.1)), p2])
-    _edge_label(ax, x, y + sign * (BOX_H + 0.6), label, va="bottom" if side == "up" else "top")
-
-
-# -- looking inside minikafka -------------------------------------------------------------------------
-def transaction_state(transactional_id: str) -> str:
-    """The coordinator's state of a transactional id, e.g. ``ONGOING`` (minikafka only)."""
-    embedded = cluster().embedded
-
-    def read():
-        for broker in embedded.brokers.values():
-            coordinator = broker.transaction_coordinator_for(transactional_id)
-            if coordinator is not None:
-                meta = coordinator.txns.get(transactional_id)
-                return meta.state.name if meta else "unknown"
-        return "unknown"
-    return embedded.call(read)

@@ -60,7 +60,7 @@ class Backlog:
 def prepare(*, bootstrap: str | None = None, partitions: int = 6, orders: int = 600,
             time_limit: float = 60) -> Backlog:
     """A new topic holding ``orders`` orders, and a fresh group name to process them with."""
-    from ..backend import current_bootstrap
+    from ..connection import current_bootstrap
     from ..clients import new_topic, produce_demo
     servers = bootstrap or current_bootstrap()
     topic = new_topic("lab04-orders", partitions=partitions, bootstrap=servers)

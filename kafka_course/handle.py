@@ -1,11 +1,4 @@
-"""Where the course's Kafka lives: an embedded minikafka, or a real cluster.
-
-``bootstrap()`` is the one call every notebook makes. It returns, in this order:
-
-1. the address you pass it (a notebook's ``BOOTSTRAP`` parameter),
-2. ``KAFKA_BOOTSTRAP_SERVERS`` from the environment (for example the course's
-   docker compose cluster of real Apache Kafka brokers),
-3. the address of a minikafka ``Cluster`` started inside this Python process, once.
+"""A handle on the course's cluster: look at it, and break it, on minikafka or on real Kafka.
 
 ``cluster()`` returns a ``ClusterHandle`` with the same methods on both back ends. It
 stops, crashes and restarts brokers through the embedded ``Cluster`` on minikafka and
@@ -17,76 +10,31 @@ can do (read its segment files, slow a follower) raise ``MinikafkaOnly`` elsewhe
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from ..cluster import Cluster
+from minikafka import Cluster
 
-ENV_VAR = "KAFKA_BOOTSTRAP_SERVERS"
+from .clients import admin
+from .connection import ENV_VAR, current_bootstrap, embedded_at
+
 # Broker id -> docker compose service, for the repository's docker-compose.yml.
 COMPOSE_SERVICES = {1: "kafka-1", 2: "kafka-2", 3: "kafka-3"}
-COMPOSE_FILE = Path(os.environ.get("KAFKA_COMPOSE_FILE", Path(__file__).resolve().parents[2] / "docker-compose.yml"))
-
-_embedded: dict[tuple, Cluster] = {}  # one embedded cluster per shape asked for
-_current: str | None = None  # the address the last bootstrap() call returned
+COMPOSE_FILE = Path(os.environ.get("KAFKA_COMPOSE_FILE", Path(__file__).resolve().parents[1] / "docker-compose.yml"))
 
 
 class MinikafkaOnly(NotImplementedError):
     """Raised when a cell asks a real Kafka cluster for a power only minikafka has."""
 
 
-def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[str, Any] | None = None) -> str:
-    """The bootstrap address to give Kafka clients (see the module docstring for the order).
-
-    ``brokers`` and ``config`` shape the embedded minikafka; a real cluster is what it is.
-    Calling again with the same shape returns the cluster already running.
-    """
-    global _current
-    servers = servers or os.environ.get(ENV_VAR)
-    if servers:
-        _current = servers
-        return servers
-    key = (brokers, tuple(sorted((config or {}).items())))
-    if key not in _embedded:
-        embedded = Cluster(brokers=brokers, config=dict(config or {})).start()
-        _embedded[key] = embedded
-        plural = "broker" if brokers == 1 else "brokers"
-        print(f"Started an embedded minikafka ({brokers} {plural}) at {embedded.bootstrap_servers}. "
-              f"Set {ENV_VAR} to use a real Kafka cluster instead.")
-    _current = _embedded[key].bootstrap_servers
-    return _current
-
-
-def current_bootstrap() -> str:
-    """The address of the last ``bootstrap()`` call, starting the default cluster if none."""
-    return _current or bootstrap()
-
-
-def _embedded_at(servers: str) -> Cluster | None:
-    for embedded in _embedded.values():
-        if embedded._thread and embedded.bootstrap_servers == servers:
-            return embedded
-        if embedded._thread and set(servers.split(",")) <= {f"{embedded.host}:{p}" for p in embedded.ports.values()}:
-            return embedded  # the same cluster, seen while one of its brokers is down
-    return None
-
-
-@atexit.register
-def _stop_embedded() -> None:
-    for embedded in _embedded.values():
-        embedded.stop()
-    _embedded.clear()
-
-
 def cluster() -> "ClusterHandle":
     """A handle on the cluster of the last ``bootstrap()`` call (embedded or real)."""
     servers = current_bootstrap()
-    return ClusterHandle(servers, _embedded_at(servers))
+    return ClusterHandle(servers, embedded_at(servers))
 
 
 def requires_minikafka(what: str = "This cell") -> bool:
@@ -145,13 +93,11 @@ class ClusterHandle:
     # -- what any client can see (Admin API) -------------------------------------------
     def brokers(self) -> dict[int, str]:
         """Broker id -> the host:port it advertises, from a Metadata request."""
-        from .clients import admin
         metadata = admin(self.bootstrap_servers).list_topics(timeout=10)
         return {b.id: f"{b.host}:{b.port}" for b in sorted(metadata.brokers.values(), key=lambda b: b.id)}
 
     def topology(self, topic: str) -> list[PartitionInfo]:
         """Leader, replicas and ISR of each partition, as the Admin API reports them."""
-        from .clients import admin
         metadata = admin(self.bootstrap_servers).list_topics(topic, timeout=10)
         partitions = metadata.topics[topic].partitions.values()
         return [PartitionInfo(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
@@ -163,7 +109,7 @@ class ClusterHandle:
         minikafka reads its own segment files; real Kafka answers DescribeLogDirs.
         """
         if self.is_minikafka:
-            return {p: sum(s["size"] for s in segs) for p, segs in self._segments_by_partition(topic).items()}
+            return {p: sum(s["size"] for s in segs) for p, segs in self.embedded.segments(topic).items()}
         from kafka.admin import KafkaAdminClient
         client = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
         try:
@@ -174,8 +120,7 @@ class ClusterHandle:
     # -- minikafka-only: looking inside ------------------------------------------------
     def segments(self, topic: str, partition: int = 0) -> list[dict]:
         """The leader's segment files of one partition: base offset, size, path (minikafka only)."""
-        self._minikafka("reading segment files")
-        return self._segments_by_partition(topic)[partition]
+        return self._minikafka("reading segment files").segments(topic)[partition]
 
     def partition_state(self, topic: str, partition: int = 0) -> dict:
         """Leader, epoch, ISR, high watermark and each replica's log end offset (minikafka only)."""
@@ -218,18 +163,6 @@ class ClusterHandle:
             self._call(method, f"{method.replace('_', ' ')} {node_id}", node_id)
         else:
             compose(compose_command, COMPOSE_SERVICES[node_id])
-
-    def _segments_by_partition(self, topic: str) -> dict[int, list[dict]]:
-        embedded = self._embedded
-
-        def read():
-            out = {}
-            for info in embedded.metadata.topics[topic].partitions:
-                leader = embedded.brokers.get(info.leader)
-                part = leader.partitions.get((topic, info.index)) if leader else None
-                out[info.index] = part.log.segments_info() if part else []
-            return out
-        return embedded.call(read)
 
 
 def compose(command: str, service: str, timeout: float = 120) -> None:

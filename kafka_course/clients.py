@@ -17,7 +17,7 @@ from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, Produc
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 from tqdm.auto import tqdm
 
-from .backend import current_bootstrap
+from .connection import current_bootstrap
 
 _admins: dict[str, AdminClient] = {}
 

@@ -1,7 +1,7 @@
 """``minikafka fakeusers``: produce fake sign-up events to a topic, at a steady rate.
 
 The producer of the course's ``fakeusers`` pipeline as a command. Each record is a
-JSON sign-up event from ``minikafka.fakeusers`` keyed by its user id, sent with
+JSON sign-up event from ``kafka_course.fakeusers`` keyed by its user id, sent with
 confluent-kafka and the Java client's partitioner (murmur2), so the same key lands
 in the same partition as with Kafka's own tools.
 

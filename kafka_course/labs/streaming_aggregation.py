@@ -19,7 +19,7 @@ import uuid
 from collections import Counter
 from datetime import datetime, timezone
 
-from ..course.checks import Report
+from ..checks import Report
 
 SIGNUP_SCHEMA = ("user_id string, name string, email string, country string, registered_year int, "
                  "plan string, channel string, signup_ts timestamp")
@@ -49,7 +49,7 @@ def signup_stream(spark, bootstrap: str, topic: str):
     """The parsed sign-up stream the learner's function receives."""
     from pyspark.sql import functions as F
 
-    from .session import kafka_format
+    from ..spark.session import kafka_format
     raw = (spark.readStream.format(kafka_format(spark)).option("kafka.bootstrap.servers", bootstrap)
            .option("subscribe", topic).option("startingOffsets", "earliest").load())
     return raw.select(F.from_json(F.col("value").cast("string"), SIGNUP_SCHEMA).alias("s")).select("s.*")
@@ -57,7 +57,7 @@ def signup_stream(spark, bootstrap: str, topic: str):
 
 def expected_counts(bootstrap: str, topic: str) -> Counter:
     """(window start in epoch seconds, decade) -> sign-ups, computed in plain Python from Kafka."""
-    from ..course.clients import consume_all
+    from ..clients import consume_all
     counts: Counter = Counter()
     for record in consume_all(topic, bootstrap=bootstrap):
         event = json.loads(record.value)

@@ -1,22 +1,26 @@
 """The course helper: what every notebook and lab of Kafka Hands-On imports.
 
-    from minikafka import course
+    import kafka_course as course
     BOOTSTRAP = course.bootstrap()      # embedded minikafka, or $KAFKA_BOOTSTRAP_SERVERS
     topic = course.new_topic("sales", partitions=3)
     course.produce_demo(topic, 100)
     course.show_offsets(topic)
 
-``backend`` finds the cluster and controls it, ``clients`` holds the small client
-helpers, ``members`` runs consumer group members in threads, ``views`` draws live
-cluster state, ``checks`` powers the lab checks and ``preflight`` checks a machine
-before the course starts.
+``connection`` finds the cluster, ``handle`` looks at it and breaks it (on minikafka
+or real Kafka), ``clients`` holds the client factories and small client helpers,
+``members`` runs consumer group members in threads, ``views``, ``replicas`` and
+``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
+module per lab in ``labs``) and ``preflight`` checks a machine before the course
+starts. ``spark`` is a Kafka source for PySpark, ``ecosystem`` the servers and demos of
+notebooks 12 and 13, ``tools`` the command-line tools shaped like Kafka's scripts.
 """
 
 from . import checks, preflight
-from .backend import (COMPOSE_SERVICES, ENV_VAR, ClusterHandle, MinikafkaOnly, PartitionInfo, bootstrap, cluster,
-                      requires_minikafka, requires_real_kafka)
 from .clients import (PartitionOffsets, Record, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
                       partitions_of, produce_demo, producer, wait_until)
+from .connection import ENV_VAR, bootstrap
+from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionInfo, cluster, requires_minikafka,
+                     requires_real_kafka)
 from .members import GroupMember, leave_all, wait_for_members
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
