@@ -21,13 +21,15 @@ from .clients import (PartitionOffsets, Record, admin, committed, consume_all, d
 from .connection import ENV_VAR, bootstrap
 from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionInfo, cluster, requires_minikafka,
                      requires_real_kafka)
+from .errors import expect_error
 from .members import GroupMember, leave_all, wait_for_members
+from .quiz import Question, quiz
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
     "COMPOSE_SERVICES", "ENV_VAR", "AssignmentTimeline", "ClusterHandle", "GroupMember", "LagTimeline", "MinikafkaOnly",
-    "OffsetsView", "PartitionInfo", "PartitionOffsets", "Record", "admin", "bootstrap", "checks", "cluster",
-    "committed", "consume_all", "delete_topic", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
-    "produce_demo", "producer", "requires_minikafka", "requires_real_kafka", "show_offsets", "wait_for_members",
+    "OffsetsView", "PartitionInfo", "PartitionOffsets", "Question", "Record", "admin", "bootstrap", "checks", "cluster",
+    "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
+    "produce_demo", "producer", "quiz", "requires_minikafka", "requires_real_kafka", "show_offsets", "wait_for_members",
     "wait_until",
 ]
