@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_course.backend import COMPOSE_SERVICES, ENV_VAR
+from kafka_course import COMPOSE_SERVICES, ENV_VAR
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
