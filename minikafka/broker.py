@@ -1,64 +1,67 @@
-"""One Kafka broker: its partition replicas, its coordinators, and request dispatch.
+"""One Kafka broker: its partition replicas, its coordinators, and its topic administration.
 
-``handle_frame`` is the whole broker as seen from the network: request bytes in,
-response bytes (or nothing, for ``acks=0``) out. The server module feeds it from
-sockets; tests and the fuzzer can feed it directly. All state is owned by one asyncio
-event loop, so nothing here takes a lock.
+A broker holds the replicas the controller placed on it, leads some of them and follows
+the others (``replica.fetcher``), keeps the ISR of what it leads honest, runs the log
+cleaner, and hosts a group coordinator and a transaction coordinator for the internal
+partitions it leads. It never reaches into another broker: what brokers ask of each
+other goes through ``replica.peers`` (the ``ReplicaHost`` methods below). Requests
+reach it through the handlers (``minikafka.handlers.dispatch``); sockets are the
+server's business. All state is owned by one asyncio event loop, so nothing here locks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import shutil
 from pathlib import Path
 
+from .clock import now_ms
 from .config import BrokerConfig
-from .errors import ErrorCode, KafkaError
-from .faults import DropConnection, Faults
-from .log import PartitionLog
 from .controller import Controller
-from .metadata import TopicInfo
-from .partition import FollowerState, Partition, now_ms
-from .protocol import codec
-from .protocol.apis import BY_KEY, handler_for
-from .protocol.context import RequestContext
-from .replication import ReplicaFetcher, isr_changes
+from .errors import ErrorCode, KafkaError
+from .groups.coordinator import GroupCoordinator
+from .groups.offsets import TOPIC as OFFSETS_TOPIC
+from .groups.offsets_topic import OffsetsTopic
+from .log import PartitionLog
+from .metadata import PartitionInfo, TopicInfo
+from .replica.fetcher import ReplicaFetcher
+from .replica.isr import isr_changes
+from .replica.partition import FollowerState, Partition
+from .replica.peers import Peers
+from .transactions.coordinator import TransactionCoordinator
 
 log = logging.getLogger("minikafka.broker")
 
+MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
+
 
 class Broker:
-    def __init__(self, node_id: int, config: BrokerConfig, controller: Controller,
-                 data_dir: Path | None, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
+                 data_dir: Path | None):
         self.node_id, self.config = node_id, config
-        self.controller, self.metadata = controller, controller.metadata
-        self.peers = controller.brokers  # live brokers by id (this one included once started)
+        self.controller, self.metadata, self.peers = controller, controller.metadata, peers
         self.data_dir = data_dir
-        self.host, self.port = host, port
         self.partitions: dict[tuple[str, int], Partition] = {}
-        self.faults = Faults()
-        self.started_ms = now_ms()
+        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers)
+        self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
+        self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
         self._tasks: list[asyncio.Task] = []
-        self.groups = None  # the group coordinator, attached by start_background()
-        self.transactions = None  # the transaction coordinator, attached by start_background()
-        self.fetcher = ReplicaFetcher(self)
-        self.leadership_listeners: list = []  # called with (partition) when this broker becomes its leader
 
     # -- lifecycle ------------------------------------------------------------
     def load(self) -> None:
         """Open the local replicas of every known topic (recovering their logs)."""
-        for topic in self.metadata.topics.values():
+        for topic in list(self.metadata.topics.values()):
             self.open_replicas(topic)
 
     def start_background(self) -> None:
+        """Start the fetcher, the ISR watch, the log cleaner and the coordinators' timers."""
         loop = asyncio.get_running_loop()
+        self.groups.load_led_partitions()
         self._tasks += [loop.create_task(self._housekeeping()), loop.create_task(self.fetcher.run()),
-                        loop.create_task(self._watch_isr())]
-        from .groups.coordinator import attach as attach_groups
-        from .transactions.coordinator import attach as attach_transactions
-        attach_groups(self)
-        attach_transactions(self)
+                        loop.create_task(self._watch_isr()), loop.create_task(self.groups.run()),
+                        loop.create_task(self.transactions.run())]
 
     async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
@@ -72,7 +75,26 @@ class Broker:
             p.log.close()
         self.partitions.clear()
 
-    # -- replicas -------------------------------------------------------------
+    # -- replicas (LocalReplicas, for this broker's coordinators) --------------------------
+    def local_replica(self, topic: str, index: int) -> Partition | None:
+        return self.partitions.get((topic, index))
+
+    def leader_replica(self, topic: str, index: int) -> Partition:
+        """The local leader replica, or the Kafka error a client should see."""
+        info = self.metadata.topics.get(topic)
+        if info is None or not 0 <= index < len(info.partitions):
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
+        part = self.partitions.get((topic, index))
+        if part is None or not part.is_leader:
+            raise KafkaError(ErrorCode.not_leader_or_follower, f"Broker {self.node_id} does not lead {topic}-{index}.")
+        return part
+
+    def create_internal_topic(self, name: str, partitions: int, configs: dict[str, str]) -> None:
+        """An internal topic, created on first need with up to three replicas."""
+        if name not in self.metadata.topics:
+            self.create_topic(name, partitions, min(3, len(self.peers)), configs)
+
+    # -- replicas (ReplicaHost, what other brokers ask) ---------------------------------
     def open_replicas(self, topic: TopicInfo) -> None:
         config = self.metadata.topic_config(topic.name)
         for info in topic.partitions:
@@ -92,27 +114,7 @@ class Broker:
             if self.data_dir:
                 shutil.rmtree(self.data_dir / f"{key[0]}-{key[1]}", ignore_errors=True)
 
-    def partition(self, topic: str, index: int) -> Partition:
-        """The local leader replica, or the Kafka error a client should see."""
-        info = self.metadata.topics.get(topic)
-        if info is None or not 0 <= index < len(info.partitions):
-            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
-        part = self.partitions.get((topic, index))
-        if part is None or not part.is_leader:
-            raise KafkaError(ErrorCode.not_leader_or_follower, f"Broker {self.node_id} does not lead {topic}-{index}.")
-        return part
-
-    def transaction_coordinator_for(self, transactional_id: str):
-        """The coordinator (on whichever live broker) that owns a transactional id, if any."""
-        from .transactions.coordinator import TOPIC, partition_for_key
-        topic = self.metadata.topics.get(TOPIC)
-        if topic is None:
-            return None
-        leader = topic.partitions[partition_for_key(transactional_id, len(topic.partitions))].leader
-        peer = self.peers.get(leader)
-        return peer.transactions if peer else None
-
-    def on_partition_change(self, topic: str, info) -> None:
+    def on_partition_change(self, topic: str, info: PartitionInfo) -> None:
         """The controller changed a partition's leader or ISR (LeaderAndIsr, in Kafka)."""
         part = self.partitions.get((topic, info.index))
         if part is None:
@@ -125,42 +127,37 @@ class Broker:
         part.update_high_watermark()
         part.notify()  # long polls on a former leader return and learn the news
 
+    async def write_txn_marker(self, topic: str, index: int, producer_id: int, producer_epoch: int,
+                               commit: bool) -> bool:
+        """WriteTxnMarkers: end a producer's transaction on a partition this broker leads.
+
+        False when this broker does not lead it (the coordinator retries later).
+        """
+        part = self.partitions.get((topic, index))
+        if part is None or not part.is_leader:
+            return False
+        offset = part.write_marker(producer_id, producer_epoch, commit)
+        if topic == OFFSETS_TOPIC:
+            self.groups.complete_transaction(index, producer_id, commit)
+        try:
+            await part.wait_for_replicas(offset + 1, MARKER_REPLICATION_TIMEOUT)
+        except KafkaError:
+            log.warning("marker on %s-%d not yet on all in-sync replicas", topic, index)
+        return True
+
+    def verify_transaction(self, transactional_id: str, producer_id: int, topic: str, index: int) -> None:
+        """A partition leader checks a transactional write with this coordinator (KIP-890)."""
+        self.transactions.verify(transactional_id, producer_id, topic, index)
+
+    def verify_transaction_producer(self, transactional_id: str, producer_id: int, producer_epoch: int) -> None:
+        """A group coordinator checks TxnOffsetCommit's producer with this coordinator."""
+        self.transactions.verify_producer(transactional_id, producer_id, producer_epoch)
+
     def _became_leader(self, part: Partition) -> None:
         part.epochs.assign(part.leader_epoch, part.log_end_offset)
         part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}
-        for listener in self.leadership_listeners:
-            listener(part)
-
-    # -- replication -------------------------------------------------------------------
-    def check_min_insync(self, part: Partition) -> None:
-        """acks=all is refused when the ISR is smaller than min.insync.replicas."""
-        isr = self.metadata.topics[part.topic].partitions[part.index].isr
-        need = part.config["min.insync.replicas"]
-        if len(isr) < need:
-            raise KafkaError(ErrorCode.not_enough_replicas,
-                             f"{part.topic}-{part.index} has {len(isr)} in-sync replica(s); min.insync.replicas={need}.")
-
-    async def wait_for_replicas(self, part: Partition, offset: int, timeout) -> None:
-        """Wait until the high watermark reaches ``offset`` (every ISR member has it).
-
-        As in Kafka, the ISR is checked again when the write completes: if it shrank below
-        ``min.insync.replicas`` meanwhile, the write is on the leader but not acknowledged.
-        """
-        deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
-        while part.high_watermark < offset:
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise KafkaError(ErrorCode.request_timed_out,
-                                 f"{part.topic}-{part.index}: the in-sync replicas did not copy the write in time.")
-            try:
-                await asyncio.wait_for(part.waiter(), remaining)
-            except asyncio.TimeoutError:
-                pass
-        need = part.config["min.insync.replicas"]
-        if len(part.info.isr) < need:
-            raise KafkaError(ErrorCode.not_enough_replicas_after_append,
-                             f"{part.topic}-{part.index}: the ISR shrank to {len(part.info.isr)} before the write "
-                             f"completed; min.insync.replicas={need}.")
+        self.groups.on_become_leader(part)
+        self.transactions.on_become_leader(part)
 
     # -- topics ---------------------------------------------------------------
     def create_topic(self, name: str, partitions: int = -1, replication_factor: int = -1,
@@ -169,8 +166,7 @@ class Broker:
         topic = self.metadata.plan_topic(name, partitions, replication_factor, configs, assignment)
         if not validate_only:
             self.metadata.add_topic(topic)
-            for peer in self.peers.values():
-                peer.open_replicas(topic)
+            self.peers.open_replicas(topic)
         return topic
 
     def auto_create(self, name: str) -> TopicInfo | None:
@@ -185,8 +181,7 @@ class Broker:
         if name not in self.metadata.topics:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
         self.metadata.remove_topic(name)
-        for peer in self.peers.values():
-            peer.drop_replicas(name)
+        self.peers.drop_replicas(name)
 
     def add_partitions(self, name: str, total: int, validate_only: bool = False) -> None:
         topic = self.metadata.topics.get(name)
@@ -201,35 +196,12 @@ class Broker:
         if not validate_only:
             topic.partitions.extend(extra)
             self.metadata.save()
-            for peer in self.peers.values():
-                peer.open_replicas(topic)
+            self.peers.open_replicas(topic)
 
-    # -- requests -------------------------------------------------------------
-    async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0) -> bytes | None:
-        """Answer one request frame (without its size prefix).
-
-        Raises codec.MalformedRequest when the connection must be closed: unknown API,
-        unsupported version (other than ApiVersions), undecodable bytes.
-        """
-        api_key, version, correlation_id = codec.peek_api(frame)
-        api = BY_KEY.get(api_key)
-        if api is None:
-            raise codec.MalformedRequest(f"unknown API key {api_key}")
-        if not api.supports(version):
-            if api_key == codec.API_VERSIONS_KEY:
-                from .handlers.api_versions import unsupported_version_answer
-                return unsupported_version_answer(correlation_id)
-            raise codec.MalformedRequest(f"{api.name} v{version} is not supported (range {api.min_version}-{api.max_version})")
-        header, request = codec.decode_request(frame, api_key, version)
-        ctx = RequestContext(self, header, client_host, connection_id)
-        response = await handler_for(api_key)(ctx, request)
-        if self.faults.latency_ms:
-            await asyncio.sleep(self.faults.latency_ms / 1000)
-        if self.faults.take_drop(api_key):
-            raise DropConnection(f"fault injection: dropped the {api.name} response")
-        if response is None:
-            return None
-        return codec.encode_response(correlation_id, response)
+    # -- what a teacher may look at ------------------------------------------------------
+    def transaction_state(self, transactional_id: str) -> str | None:
+        """The state name of a transactional id this broker coordinates, else None."""
+        return self.transactions.state_of(transactional_id)
 
     # -- keeping the ISR honest ----------------------------------------------------------
     async def _watch_isr(self) -> None:

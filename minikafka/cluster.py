@@ -19,7 +19,10 @@ from typing import Any, Callable, Mapping
 from .broker import Broker
 from .config import BrokerConfig
 from .controller import Controller
+from .faults import Faults
+from .handlers.dispatch import RequestDispatcher
 from .metadata import ClusterMetadata
+from .replica.peers import Peers
 from .server import Listener
 
 log = logging.getLogger("minikafka")
@@ -35,6 +38,8 @@ class Cluster:
         self._own_dir = data_dir is None and not in_memory
         self.data_dir = None if in_memory else Path(data_dir or tempfile.mkdtemp(prefix="minikafka-"))
         self.brokers: dict[int, Broker] = {}
+        self.peers = Peers(self.brokers)  # the one seam between brokers, over the live ones
+        self.dispatchers: dict[int, RequestDispatcher] = {}
         self.listeners: dict[int, Listener] = {}
         self.metadata: ClusterMetadata | None = None
         self.controller: Controller | None = None
@@ -86,7 +91,7 @@ class Cluster:
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
         self.metadata = ClusterMetadata(self.config, meta_path)
         self.brokers.clear()
-        self.controller = Controller(self.metadata, self.brokers)
+        self.controller = Controller(self.metadata, self.peers)
         for i in range(1, self.broker_count + 1):
             await self._start_broker(i)
 
@@ -96,9 +101,14 @@ class Cluster:
         if self.data_dir:
             broker_dir = self.data_dir if self.broker_count == 1 else self.data_dir / f"broker-{node_id}"
             broker_dir.mkdir(parents=True, exist_ok=True)
-        broker = Broker(node_id, self.config, self.controller, broker_dir, self.host, port)
-        listener = Listener(broker, self.host, port)
+        broker = Broker(node_id, self.config, self.controller, self.peers, broker_dir)
+        dispatcher = RequestDispatcher(broker)
+        old = self.dispatchers.get(node_id)
+        if old is not None:
+            dispatcher.faults = old.faults  # injected faults outlive a restart, as in librdkafka's mock
+        listener = Listener(dispatcher.handle_frame, self.host, port)
         await listener.start()
+        self.dispatchers[node_id] = dispatcher
         self.ports[node_id] = listener.port  # a restarted broker comes back where clients knew it
         self.metadata.brokers[node_id] = (self.host, listener.port)
         self.brokers[node_id], self.listeners[node_id] = broker, listener
@@ -169,9 +179,11 @@ class Cluster:
     def broker(self, node_id: int = 1) -> Broker:
         return self.brokers[node_id]
 
-    def faults(self, node_id: int = 1):
+    def faults(self, node_id: int = 1) -> Faults:
         """The fault-injection handle of one broker (see ``minikafka.faults.Faults``)."""
-        return self.brokers[node_id].faults
+        if node_id not in self.dispatchers:
+            raise ValueError(f"this cluster has no broker {node_id} (brokers 1..{self.broker_count})")
+        return self.dispatchers[node_id].faults
 
     def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
                      config: Mapping[str, Any] | None = None) -> None:
@@ -212,9 +224,8 @@ class Cluster:
     def slow_broker(self, node_id: int, delay_ms: int) -> None:
         """Make a broker lag: its follower fetches and its responses wait ``delay_ms`` (0 undoes it)."""
         def apply():
-            broker = self.brokers[node_id]
-            broker.fetcher.delay_ms = delay_ms
-            broker.faults.set_latency(delay_ms)
+            self.brokers[node_id].fetcher.delay_ms = delay_ms
+            self.dispatchers[node_id].faults.set_latency(delay_ms)
         self.call(apply)
 
     @property
@@ -270,10 +281,6 @@ class Cluster:
     def transaction_state(self, transactional_id: str) -> str:
         """The coordinator's state of a transactional id (``EMPTY``, ``ONGOING``...), or ``unknown``."""
         def read():
-            for broker in self.brokers.values():
-                coordinator = broker.transaction_coordinator_for(transactional_id)
-                if coordinator is not None:
-                    meta = coordinator.txns.get(transactional_id)
-                    return meta.state.name if meta else "unknown"
-            return "unknown"
+            states = [b.transaction_state(transactional_id) for b in self.brokers.values()]
+            return next((s for s in states if s is not None), "unknown")
         return self.call(read)

@@ -16,12 +16,9 @@ that broker stops. Its rules are Kafka's:
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Callable
 
 from .metadata import ClusterMetadata, PartitionInfo
-
-if TYPE_CHECKING:
-    from .broker import Broker
+from .replica.peers import Peers
 
 log = logging.getLogger("minikafka.controller")
 
@@ -29,17 +26,17 @@ NO_LEADER = -1
 
 
 class Controller:
-    def __init__(self, metadata: ClusterMetadata, brokers: dict[int, "Broker"]):
+    def __init__(self, metadata: ClusterMetadata, peers: Peers):
         self.metadata = metadata
-        self.brokers = brokers  # live brokers, shared with the Cluster
-        self.listeners: list[Callable[[str, PartitionInfo], None]] = []
+        self.peers = peers  # the live brokers, told of every partition change
 
     # -- who is alive -------------------------------------------------------------
     def elect_controller(self) -> None:
-        self.metadata.controller_id = min(self.brokers) if self.brokers else -1
+        live = self.peers.live()
+        self.metadata.controller_id = live[0] if live else -1
 
     def live(self, broker_id: int) -> bool:
-        return broker_id in self.brokers
+        return broker_id in self.peers
 
     # -- elections ------------------------------------------------------------------
     def elect_leader(self, topic: str, info: PartitionInfo, *, exclude: tuple[int, ...] = ()) -> None:
@@ -65,9 +62,7 @@ class Controller:
         self._publish(topic, info)
 
     def _publish(self, topic: str, info: PartitionInfo) -> None:
-        for broker_id in info.replicas:
-            if broker_id in self.brokers:
-                self.brokers[broker_id].on_partition_change(topic, info)
+        self.peers.publish(topic, info)
 
     def preferred_election(self, topic: str, info: PartitionInfo) -> None:
         preferred = info.replicas[0]

@@ -9,6 +9,7 @@ broker and leave its stored data alone.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from typing import Callable
 
 from .errors import ErrorCode
 from .protocol.apis import API_TABLE
@@ -25,7 +26,8 @@ class DropConnection(Exception):
 
 
 class Faults:
-    def __init__(self) -> None:
+    def __init__(self, can_inject: Callable[[int], bool] = lambda api_key: True) -> None:
+        self._can_inject = can_inject  # the dispatcher knows which answers can carry an error
         self.latency_ms = 0
         self._drops: dict[int, int] = defaultdict(int)
         self._errors: dict[int, deque[ErrorCode]] = defaultdict(deque)
@@ -44,8 +46,15 @@ class Faults:
         self._drops[_key(api)] += count
 
     def push_errors(self, api: str | int, *codes: ErrorCode) -> None:
-        """Answer the next requests of ``api`` with these errors, one per request."""
-        self._errors[_key(api)].extend(codes)
+        """Answer the next requests of ``api`` with these errors, one per request.
+
+        The request is not processed: the answer carries only the error (in every
+        partition or topic of it, for APIs that answer per partition).
+        """
+        key = _key(api)
+        if not self._can_inject(key):
+            raise ValueError(f"errors cannot be injected into {api} answers")
+        self._errors[key].extend(codes)
 
     def take_drop(self, api_key: int) -> bool:
         if self._drops.get(api_key, 0) > 0:
@@ -58,4 +67,6 @@ class Faults:
         return queue.popleft() if queue else None
 
     def clear(self) -> None:
-        self.__init__()
+        self.latency_ms = 0
+        self._drops.clear()
+        self._errors.clear()

@@ -1,4 +1,4 @@
-"""The network edge: TCP listeners that feed request frames to a broker.
+"""The network edge: TCP listeners that feed request frames to a broker's dispatcher.
 
 This is the only module that touches sockets. Kafka answers the requests of one
 connection in order, one at a time; so does this loop. A connection that sends a
@@ -13,6 +13,7 @@ import itertools
 import logging
 import socket
 import struct
+from typing import Awaitable, Callable
 
 from .faults import DropConnection
 from .protocol.codec import MalformedRequest
@@ -22,12 +23,14 @@ log = logging.getLogger("minikafka.server")
 MAX_REQUEST_BYTES = 100 * 1024 * 1024  # socket.request.max.bytes
 _ids = itertools.count(1)
 
+FrameHandler = Callable[[bytes, str, int], Awaitable["bytes | None"]]  # (frame, client host, connection id)
+
 
 class Listener:
     """Accepts connections for one broker and serves them until stopped."""
 
-    def __init__(self, broker, host: str = "127.0.0.1", port: int = 0):
-        self.broker, self.host, self.port = broker, host, port
+    def __init__(self, handle_frame: FrameHandler, host: str = "127.0.0.1", port: int = 0):
+        self.handle_frame, self.host, self.port = handle_frame, host, port
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -36,7 +39,6 @@ class Listener:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
                                                   limit=1 << 20)
         self.port = self._server.sockets[0].getsockname()[1]
-        self.broker.host, self.broker.port = self.host, self.port
 
     async def stop(self, abrupt: bool = False) -> None:
         """Stop accepting and close every connection (``abrupt``: reset, no goodbye)."""
@@ -84,7 +86,7 @@ class Listener:
             if size < 8 or size > MAX_REQUEST_BYTES:
                 raise MalformedRequest(f"frame size {size} is outside 8..{MAX_REQUEST_BYTES}")
             frame = await reader.readexactly(size)
-            response = await self.broker.handle_frame(frame, host, conn_id)
+            response = await self.handle_frame(frame, host, conn_id)
             if response is not None:
                 writer.write(response)
                 if writer.transport.get_write_buffer_size() > 1 << 22:

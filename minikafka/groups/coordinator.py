@@ -24,19 +24,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
-
+from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from ..partition import now_ms
 from . import offsets, replay
 from .group import Group, GroupSettings
 from .member import JoinRequest, JoinResult, SyncResult
 from .offsets import CommittedOffset
-from .offsets_topic import OffsetsTopic
 from .states import STABLE, GroupState
-
-if TYPE_CHECKING:
-    from ..broker import Broker
 
 log = logging.getLogger("minikafka.groups")
 
@@ -59,6 +53,13 @@ class GroupCoordinator:
         self.loaded: set[int] = set()  # __consumer_offsets partitions replayed into memory
         self.txn_offsets: dict[int, dict[int, list]] = {}  # partition -> producer id -> [(group, offset)]
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
+
+    def load_led_partitions(self) -> None:
+        """At start-up: replay the __consumer_offsets partitions this broker leads."""
+        if self.topic.exists():
+            for index in range(self.topic.num_partitions):
+                if self.topic.leader(index) == self.node_id:
+                    self.load(index)
 
     # -- placement ------------------------------------------------------------------------
     def ensure_offsets_topic(self) -> None:
@@ -367,16 +368,3 @@ class GroupCoordinator:
         for index in [i for i in self.loaded if self.topic.leader(i) != self.node_id]:
             self._unload(index)
 
-
-def attach(broker: "Broker") -> None:
-    """Give ``broker`` its group coordinator: replay what it leads, start the timers."""
-    loop = asyncio.get_running_loop()
-    topic = OffsetsTopic(broker)
-    coordinator = GroupCoordinator(broker.node_id, broker.config, topic, clock=loop.time)
-    if topic.exists():
-        for index in range(topic.num_partitions):
-            if topic.leader(index) == broker.node_id:
-                coordinator.load(index)
-    broker.leadership_listeners.append(coordinator.on_become_leader)
-    broker._tasks.append(loop.create_task(coordinator.run()))
-    broker.groups = coordinator

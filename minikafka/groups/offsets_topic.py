@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from .. import records
+from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from ..partition import now_ms
+from ..replica.peers import LocalReplicas
 from .offsets import SEGMENT_BYTES, TOPIC
-
-if TYPE_CHECKING:
-    from ..broker import Broker
 
 REPLICATION_TIMEOUT = datetime.timedelta(seconds=5)  # offsets.commit.timeout.ms
 
@@ -51,49 +49,49 @@ def _entries(batch) -> Iterator[Entry]:
 
 
 class OffsetsTopic:
-    def __init__(self, broker: "Broker"):
-        self.broker = broker
+    """``__consumer_offsets`` as seen from the coordinator's own broker."""
+
+    def __init__(self, replicas: LocalReplicas):
+        self.replicas = replicas
 
     @property
     def num_partitions(self) -> int:
-        info = self.broker.metadata.topics.get(TOPIC)
-        return len(info.partitions) if info else self.broker.config["offsets.topic.num.partitions"]
+        info = self.replicas.metadata.topics.get(TOPIC)
+        return len(info.partitions) if info else self.replicas.config["offsets.topic.num.partitions"]
 
     def ensure(self) -> None:
         """Create ``__consumer_offsets`` if no one has yet (Kafka does it on first need)."""
-        if TOPIC in self.broker.metadata.topics:
+        if TOPIC in self.replicas.metadata.topics:
             return
-        self.broker.create_topic(
-            TOPIC, partitions=self.broker.config["offsets.topic.num.partitions"],
-            replication_factor=min(3, len(self.broker.metadata.brokers)),
-            configs={"cleanup.policy": "compact", "segment.bytes": SEGMENT_BYTES})
+        self.replicas.create_internal_topic(TOPIC, self.replicas.config["offsets.topic.num.partitions"],
+                                            {"cleanup.policy": "compact", "segment.bytes": SEGMENT_BYTES})
 
     def exists(self) -> bool:
-        return TOPIC in self.broker.metadata.topics
+        return TOPIC in self.replicas.metadata.topics
 
     def leader(self, index: int) -> int:
         """The broker leading one partition (-1: none, or the topic is gone)."""
-        info = self.broker.metadata.topics.get(TOPIC)
+        info = self.replicas.metadata.topics.get(TOPIC)
         if info is None or index >= len(info.partitions):
             return -1
         return info.partitions[index].leader
 
     def topic_exists(self, name: str) -> bool:
-        return name in self.broker.metadata.topics
+        return name in self.replicas.metadata.topics
 
     def append(self, index: int, entries: list[tuple[bytes, bytes | None]], producer_id: int = -1,
                producer_epoch: int = -1, transactional: bool = False) -> int:
         """Append one batch as leader; return the offset after it (what replication must reach)."""
-        part = self.broker.partition(TOPIC, index)
+        part = self.replicas.leader_replica(TOPIC, index)
         info = part.append_batches([_batch(entries, producer_id, producer_epoch, transactional)])
         return info.last_offset + 1
 
     async def replicated(self, index: int, end_offset: int) -> None:
-        part = self.broker.partition(TOPIC, index)
-        await self.broker.wait_for_replicas(part, end_offset, REPLICATION_TIMEOUT)
+        part = self.replicas.leader_replica(TOPIC, index)
+        await part.wait_for_replicas(end_offset, REPLICATION_TIMEOUT)
 
     def read(self, index: int) -> Iterator[Entry]:
-        part = self.broker.partitions.get((TOPIC, index))
+        part = self.replicas.local_replica(TOPIC, index)
         if part is None:
             return
         for _header, batch in part.log.batches(part.log_start_offset):

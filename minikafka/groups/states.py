@@ -14,12 +14,16 @@ static members). A group is always in one of five states:
 
 ``TRANSITIONS`` lists every legal move as ``(from, event, to)``. ``Group`` asks
 ``next_state`` on every change, so a move that is not in the table is a bug that fails
-loudly; a notebook draws the same rows as a diagram (``as_dot``).
+loudly; the course and the slides draw the same rows as a diagram.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+
+from ..state_table import IllegalTransition
+
+__all__ = ["EVENTS", "TRANSITIONS", "GroupState", "IllegalTransition", "next_state"]
 
 
 class GroupState(str, Enum):
@@ -68,24 +72,9 @@ assert len(_NEXT) == len(TRANSITIONS), "a (state, event) pair may lead to one st
 assert {event for _, event, _ in TRANSITIONS} == set(EVENTS), "every event is documented and used"
 
 
-class IllegalTransition(RuntimeError):
-    """The code tried a move the table does not allow: a coordinator bug."""
-
-
 def next_state(state: GroupState, event: str) -> GroupState:
     """The state ``event`` leads to from ``state``; IllegalTransition if none."""
     try:
         return _NEXT[(state, event)]
     except KeyError:
         raise IllegalTransition(f"a group in {state} cannot take event {event!r}") from None
-
-
-def allowed_events(state: GroupState) -> list[str]:
-    return [event for src, event, _ in TRANSITIONS if src == state]
-
-
-def as_dot() -> str:
-    """The table as a Graphviz digraph, for notebooks and slides."""
-    lines = ["digraph group_states {", "  rankdir=LR;"]
-    lines += [f'  "{src}" -> "{dst}" [label="{event}"];' for src, event, dst in TRANSITIONS]
-    return "\n".join(lines + ["}"])

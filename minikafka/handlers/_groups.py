@@ -1,14 +1,11 @@
-"""What the group handlers share: the broker's group coordinator, or the error that
-tells a client to look again (COORDINATOR_NOT_AVAILABLE while it is not attached)."""
+"""What the group handlers share: the broker's group coordinator, and durations in ms."""
 
 from __future__ import annotations
 
-from ..errors import ErrorCode, KafkaError
+from ..groups.coordinator import GroupCoordinator
 
 
-def coordinator(ctx):
-    if ctx.broker.groups is None:
-        raise KafkaError(ErrorCode.coordinator_not_available, "The group coordinator is not running yet.")
+def coordinator(ctx) -> GroupCoordinator:
     return ctx.broker.groups
 
 

@@ -5,14 +5,13 @@ get INVALID_PRODUCER_EPOCH)."""
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..transactions.coordinator import TransactionCoordinator
 
 # The first version of each API that may answer PRODUCER_FENCED.
 FENCED_SINCE = {"InitProducerId": 3, "AddPartitionsToTxn": 2, "AddOffsetsToTxn": 2, "EndTxn": 2, "TxnOffsetCommit": 3}
 
 
-def coordinator(ctx):
-    if ctx.broker.transactions is None:
-        raise KafkaError(ErrorCode.coordinator_not_available)
+def coordinator(ctx) -> TransactionCoordinator:
     return ctx.broker.transactions
 
 

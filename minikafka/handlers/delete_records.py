@@ -11,7 +11,7 @@ from ..errors import ErrorCode, KafkaError
 
 def _delete(ctx, topic: str, p):
     try:
-        part = ctx.broker.partition(topic, p.partition_index)
+        part = ctx.broker.leader_replica(topic, p.partition_index)
         offset = part.high_watermark if p.offset == -1 else p.offset
         if offset < 0 or offset > part.high_watermark:
             raise KafkaError(ErrorCode.offset_out_of_range,

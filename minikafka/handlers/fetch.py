@@ -30,7 +30,7 @@ class _Slot:
 def _resolve(broker, slots):
     for s in slots:
         try:
-            s.part = broker.partition(s.topic, s.req.partition)
+            s.part = broker.leader_replica(s.topic, s.req.partition)
         except KafkaError as e:
             s.error = e.code
 
@@ -72,6 +72,22 @@ def _partition_data(ctx, s, committed: bool):
                     preferred_read_replica=-1, records=s.records)
 
 
+def _respond(ctx, slots, committed: bool):
+    by_topic: dict[str, list] = {}
+    for s in slots:
+        by_topic.setdefault(s.topic, []).append(_partition_data(ctx, s, committed))
+    responses = tuple(ctx.make("FetchableTopicResponse", topic=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: every requested partition fails with ``code``."""
+    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    for s in slots:
+        s.error = code
+    return _respond(ctx, slots, committed=False)
+
+
 async def handle(ctx, request):
     # Followers replicate in-process (minikafka.replication), so every Fetch here is a consumer's.
     slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
@@ -83,9 +99,4 @@ async def handle(ctx, request):
         if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
             break
         await _wait_for_data(slots, remaining)
-    committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
-    by_topic: dict[str, list] = {}
-    for s in slots:
-        by_topic.setdefault(s.topic, []).append(_partition_data(ctx, s, committed))
-    responses = tuple(ctx.make("FetchableTopicResponse", topic=t, partitions=tuple(ps)) for t, ps in by_topic.items())
-    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses)
+    return _respond(ctx, slots, getattr(request, "isolation_level", 0) == READ_COMMITTED)

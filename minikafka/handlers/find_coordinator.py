@@ -19,10 +19,7 @@ def _leader(ctx, key: str, key_type: int) -> int:
     if key_type == GROUP:
         return coordinator(ctx).coordinator_id(key)
     if key_type == TRANSACTION:
-        txn = ctx.broker.transactions
-        if txn is None:
-            raise KafkaError(ErrorCode.coordinator_not_available, "The transaction coordinator is not running yet.")
-        index = txn.partition_of(key)
+        index = ctx.broker.transactions.partition_of(key)
         return ctx.broker.metadata.topics["__transaction_state"].partitions[index].leader
     raise KafkaError(ErrorCode.invalid_request, f"Unknown coordinator key type {key_type}.")
 

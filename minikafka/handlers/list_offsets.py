@@ -43,13 +43,23 @@ def _max_timestamp(part) -> tuple[int, int]:
 
 def _partition(ctx, topic: str, p, committed: bool):
     try:
-        part = ctx.broker.partition(topic, p.partition_index)
+        part = ctx.broker.leader_replica(topic, p.partition_index)
         ts, offset = _lookup(part, p.timestamp, committed)
         code, epoch = ErrorCode.none, part.leader_epoch
     except KafkaError as e:
         ts, offset, code, epoch = -1, -1, e.code, -1
     return ctx.make("ListOffsetsPartitionResponse", partition_index=p.partition_index, error_code=code,
                     timestamp=ts, offset=offset, leader_epoch=epoch)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: every requested partition fails with ``code``."""
+    topics = tuple(
+        ctx.make("ListOffsetsTopicResponse", name=t.name, partitions=tuple(
+            ctx.make("ListOffsetsPartitionResponse", partition_index=p.partition_index, error_code=code,
+                     timestamp=-1, offset=-1, leader_epoch=-1) for p in t.partitions))
+        for t in request.topics)
+    return ctx.respond(topics=topics)
 
 
 async def handle(ctx, request):

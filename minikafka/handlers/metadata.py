@@ -66,6 +66,20 @@ def _requested_names(ctx, request) -> list[str] | None:
     return names
 
 
+def _respond(ctx, topics):
+    meta = ctx.broker.metadata
+    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
+                    for i, (h, p) in sorted(meta.brokers.items()))
+    return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
+                       topics=topics)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: the brokers as usual, every requested topic failing with ``code``."""
+    names = _requested_names(ctx, request)
+    return _respond(ctx, tuple(_missing(ctx, n, code) for n in (names or ctx.broker.metadata.topics)))
+
+
 async def handle(ctx, request):
     meta = ctx.broker.metadata
     names = _requested_names(ctx, request)
@@ -74,7 +88,4 @@ async def handle(ctx, request):
     else:
         auto = getattr(request, "allow_auto_topic_creation", True)
         topics = tuple(_lookup(ctx, n, auto) for n in names)
-    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
-                    for i, (h, p) in sorted(meta.brokers.items()))
-    return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
-                       topics=topics)
+    return _respond(ctx, topics)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import KafkaError
 from ..groups.offsets import CommittedOffset
-from ..partition import now_ms
+from ..clock import now_ms
 from ._groups import coordinator
 
 

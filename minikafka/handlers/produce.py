@@ -2,8 +2,9 @@
 
 The batches are stored exactly as the producer built them (compression included);
 the leader only checks them and assigns offsets. With ``acks=all`` the answer waits
-until every in-sync replica has the batch (``Broker.wait_for_replicas``); with
-``acks=0`` no answer is sent at all.
+until every in-sync replica has the batch (``Partition.wait_for_replicas``); with
+``acks=0`` no answer is sent at all. A transaction's first write to a partition is
+verified with its coordinator first (KIP-890).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import datetime
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
+from ..transactions.verification import verify_write
 
 _UTC = datetime.timezone.utc
 
@@ -20,47 +22,52 @@ def _append_time(ms: int):
     return None if ms < 0 else datetime.datetime.fromtimestamp(ms / 1000, _UTC)
 
 
+def _failed(ctx, index: int, code: ErrorCode, message: str | None = None):
+    return ctx.make("PartitionProduceResponse", index=index, error_code=code, base_offset=-1, log_append_time=None,
+                    log_start_offset=-1, record_errors=(), error_message=message)
+
+
+def _respond(ctx, request, answer):
+    topics = tuple(ctx.make("TopicProduceResponse", name=t.name,
+                            partition_responses=tuple(answer(t.name, d) for d in t.partition_data))
+                   for t in request.topic_data)
+    return None if request.acks == 0 else ctx.respond(responses=topics)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: nothing is written, every partition fails with ``code``."""
+    return _respond(ctx, request, lambda topic, data: _failed(ctx, data.index, code))
+
+
 async def _produce_one(ctx, request, topic: str, data):
     broker = ctx.broker
     try:
-        fault = broker.faults.take_error(0)
-        if fault is not None:
-            raise KafkaError(fault)
         if data.records is None:
             raise KafkaError(ErrorCode.corrupt_message, "The produce request carried no records.")
-        part = broker.partition(topic, data.index)
+        part = broker.leader_replica(topic, data.index)
         if request.acks == -1:
-            broker.check_min_insync(part)
-        if request.transactional_id is not None and broker.transactions is not None:
-            header = records.BatchHeader.parse(data.records)
-            broker.transactions.check_produce(request.transactional_id, part, header.producer_id,
-                                              header.producer_epoch)
+            part.check_min_insync()
+        if request.transactional_id is not None:
+            verify_write(part, records.BatchHeader.parse(data.records), request.transactional_id,
+                         broker.metadata, broker.peers)
         info = part.append_produced(data.records)
         if request.acks == -1:
-            await broker.wait_for_replicas(part, info.last_offset + 1, request.timeout)
+            await part.wait_for_replicas(info.last_offset + 1, request.timeout)
     except records.CorruptRecordError as e:
-        return ctx.make("PartitionProduceResponse", index=data.index, error_code=ErrorCode.corrupt_message,
-                        base_offset=-1, log_append_time=None, log_start_offset=-1, record_errors=(), error_message=str(e))
+        return _failed(ctx, data.index, ErrorCode.corrupt_message, str(e))
     except KafkaError as e:
-        return ctx.make("PartitionProduceResponse", index=data.index, error_code=e.code, base_offset=-1,
-                        log_append_time=None, log_start_offset=-1, record_errors=(), error_message=e.message)
+        return _failed(ctx, data.index, e.code, e.message)
     return ctx.make("PartitionProduceResponse", index=data.index, error_code=ErrorCode.none,
                     base_offset=info.base_offset, log_append_time=_append_time(info.log_append_time),
                     log_start_offset=info.log_start_offset, record_errors=(), error_message=None)
 
 
 async def handle(ctx, request):
-    topics = []
+    answers = {}
     for t in request.topic_data:
-        parts = []
         for data in t.partition_data:
             if request.acks not in (0, 1, -1):
-                parts.append(ctx.make("PartitionProduceResponse", index=data.index,
-                                      error_code=ErrorCode.invalid_required_acks, base_offset=-1,
-                                      log_append_time=None, log_start_offset=-1, record_errors=()))
+                answers[t.name, data.index] = _failed(ctx, data.index, ErrorCode.invalid_required_acks)
             else:
-                parts.append(await _produce_one(ctx, request, t.name, data))
-        topics.append(ctx.make("TopicProduceResponse", name=t.name, partition_responses=tuple(parts)))
-    if request.acks == 0:
-        return None
-    return ctx.respond(responses=tuple(topics))
+                answers[t.name, data.index] = await _produce_one(ctx, request, t.name, data)
+    return _respond(ctx, request, lambda topic, data: answers[topic, data.index])

@@ -11,23 +11,15 @@ from __future__ import annotations
 from . import _txn
 from ..errors import ErrorCode, KafkaError
 from ..groups.offsets import CommittedOffset
-from ..partition import now_ms
+from ..clock import now_ms
+from ..transactions.verification import verify_offset_commit
 from ._groups import coordinator
-
-
-def _check_producer(ctx, request) -> None:
-    """Only the current epoch of the transactional id may commit offsets (fencing)."""
-    owner = ctx.broker.transaction_coordinator_for(request.transactional_id)
-    meta = owner.txns.get(request.transactional_id) if owner else None
-    if meta is None or meta.producer_id != request.producer_id:
-        raise KafkaError(ErrorCode.invalid_producer_id_mapping)
-    if request.producer_epoch != meta.producer_epoch:
-        raise KafkaError(ErrorCode.producer_fenced)
 
 
 async def _results(ctx, request, commits) -> dict:
     try:
-        _check_producer(ctx, request)
+        verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
+                             ctx.broker.metadata, ctx.broker.peers)
         return await coordinator(ctx).commit_transactional(
             request.group_id, request.producer_id, request.producer_epoch, getattr(request, "member_id", ""),
             getattr(request, "group_instance_id", None), getattr(request, "generation_id", -1), commits)

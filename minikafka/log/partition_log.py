@@ -16,11 +16,11 @@ partition, like Kafka's ``topic-0/``) or, with ``directory=None``, purely in mem
 from __future__ import annotations
 
 import pathlib
-import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+from ..clock import now_ms as clock_now_ms
 from ..config import BrokerConfig, TopicConfig, validate_topic_configs
 from ..records import BatchHeader, with_base_offset
 from . import cleaner
@@ -40,10 +40,6 @@ class AppendResult:
     last_offset: int
     log_append_time: int  # the broker's timestamp with LogAppendTime, -1 with CreateTime
     log_start_offset: int
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _topic_config(config: TopicConfig | Mapping[str, Any]) -> TopicConfig:
@@ -73,7 +69,7 @@ class PartitionLog:
         self.segments: list[Segment] = []
         start = self._recover() if self.directory is not None else 0
         if not self.segments:
-            self.segments = [Segment.create(self.directory, start, _now_ms())]
+            self.segments = [Segment.create(self.directory, start, clock_now_ms())]
         self.log_end_offset = self.active.next_offset
         self.log_start_offset = min(max(start, self.segments[0].base_offset), self.log_end_offset)
         self._high_watermark = self.log_end_offset
@@ -150,7 +146,7 @@ class PartitionLog:
         """
         if not batches:
             raise ValueError("append needs at least one record batch")
-        now = _now_ms() if append_time_ms is None else append_time_ms
+        now = clock_now_ms() if append_time_ms is None else append_time_ms
         # A follower copies batches its leader already stamped; only the leader stamps.
         stamps = assign_offsets and self.config["message.timestamp.type"] == "LogAppendTime"
         log_append_time = now if stamps else -1
@@ -193,7 +189,7 @@ class PartitionLog:
         one is empty). Retention never deletes the active segment, so call this first to
         let it go."""
         if self.active.size:
-            self._roll_at(self.log_end_offset, _now_ms() if now_ms is None else now_ms)
+            self._roll_at(self.log_end_offset, clock_now_ms() if now_ms is None else now_ms)
 
     def _roll_at(self, base_offset: int, now: int) -> None:
         self.active.seal()
@@ -268,7 +264,7 @@ class PartitionLog:
         self._checkpoint_log_start()  # first: a crash before the new segment exists restarts here
         for segment in self.segments:
             segment.delete()
-        self.segments = [Segment.create(self.directory, offset, _now_ms())]
+        self.segments = [Segment.create(self.directory, offset, clock_now_ms())]
 
     def delete_records_before(self, offset: int) -> int:
         """DeleteRecords: make ``offset`` the log start offset (-1 means the high watermark)."""

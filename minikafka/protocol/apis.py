@@ -1,9 +1,10 @@
 """The APIs minikafka speaks: one row per API, declared once.
 
 Each row names the Kafka API key, the version range the broker advertises in
-ApiVersions, and the handler module (``minikafka.handlers.<module>``, exposing
-``async def handle(ctx, request)``). The ApiVersions answer, request dispatch and the
-course's protocol table are all derived from this table.
+ApiVersions, and the name of its handler module (``minikafka.handlers.<module>``,
+exposing ``async def handle(ctx, request)``; ``handlers.dispatch`` loads it). The
+ApiVersions answer, request dispatch and the course's protocol table are all derived
+from this table.
 
 Ranges start at the versions older librdkafka checks for exactly (Produce 3, Fetch 4,
 FindCoordinator 0, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1,
@@ -14,10 +15,7 @@ version in a range is really handled: handlers build answers with
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Awaitable, Callable
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,3 @@ API_TABLE: tuple[Api, ...] = (
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}
-
-Handler = Callable[..., Awaitable[object]]
-
-
-@lru_cache(maxsize=None)
-def handler_for(api_key: int) -> Handler:
-    return importlib.import_module(f"minikafka.handlers.{BY_KEY[api_key].module}").handle

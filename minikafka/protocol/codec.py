@@ -14,6 +14,8 @@ import dataclasses
 import datetime
 import io
 import struct
+import typing
+import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -22,6 +24,7 @@ from typing import Any
 from kio.index import load_payload_module
 from kio.serial import entity_reader, entity_writer
 from kio.static.constants import EntityType
+from kio.schema.errors import ErrorCode
 
 API_VERSIONS_KEY = 18
 _I16_I16_I32 = struct.Struct(">hhi")
@@ -169,3 +172,30 @@ def make(cls: type, /, **values: Any) -> Any:
 def entity(module: ModuleType, name: str, /, **values: Any) -> Any:
     """``make`` for a nested class looked up by name in a versioned schema module."""
     return make(getattr(module, name), **values)
+
+
+_EMPTY = {"bool": False, "bytes": b"", "records": None, "string": "", "int8": 0, "int16": 0, "int32": 0, "int64": 0,
+          "uuid": uuid.UUID(int=0), "timedelta_i32": _ZERO, "datetime_i64": None}
+
+
+def empty(cls: type, /, **values: Any) -> Any:
+    """An entity whose every required field is empty (0, "", (), ...) except ``values``.
+
+    The fault API answers a request with nothing but an error code this way, whatever
+    the API, without running its handler.
+    """
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in values or f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            continue
+        kind = f.metadata.get("kafka_type")
+        if kind == "error_code":
+            kwargs[f.name] = ErrorCode.none
+        elif kind is not None:
+            kwargs[f.name] = _EMPTY[kind]
+        elif dataclasses.is_dataclass(hints[f.name]):
+            kwargs[f.name] = empty(hints[f.name])
+        else:
+            kwargs[f.name] = ()  # an array
+    return make(cls, **kwargs, **values)

@@ -8,8 +8,15 @@ state by reading the partition back. Ending a transaction writes a control recor
 ``read_committed`` mode then see committed records and skip aborted ones.
 
 A newer producer with the same ``transactional.id`` gets a bumped epoch: the old one
-(a zombie) is fenced, and its open transaction is aborted. A transaction left open
-longer than its ``transaction.timeout.ms`` is aborted the same way.
+(a zombie) is fenced, and its open transaction is aborted with markers that carry the
+new epoch, so every partition's producer state refuses the zombie from then on. A
+transaction left open longer than its ``transaction.timeout.ms`` is aborted the same
+way, and an idle id is forgotten after ``transactional.id.expiration.ms``.
+
+Each transactional id moves one step at a time: a per-id lock serialises EndTxn,
+InitProducerId, AddPartitions and the timer, so a transaction is completed once.
+The coordinator knows only its own broker's replicas (``LocalReplicas``) and reaches
+partition leaders elsewhere through ``Peers`` (WriteTxnMarkers).
 """
 
 from __future__ import annotations
@@ -17,18 +24,18 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from typing import TYPE_CHECKING
+from collections import defaultdict
+from typing import Callable
 
 from .. import records
-from ..groups import offsets
+from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from ..partition import Partition, now_ms
+from ..groups import offsets
+from ..replica.partition import Partition
+from ..replica.peers import LocalReplicas, Peers
 from . import states, txnlog
 from .states import TxnState
 from .txnlog import TxnMetadata
-
-if TYPE_CHECKING:
-    from ..broker import Broker
 
 log = logging.getLogger("minikafka.transactions")
 
@@ -43,27 +50,28 @@ partition_for_key = offsets.partition_for
 
 
 class TransactionCoordinator:
-    def __init__(self, broker: "Broker"):
-        self.broker = broker
+    def __init__(self, replicas: LocalReplicas, peers: Peers, ensure_offsets_topic: Callable[[], None]):
+        self.replicas, self.peers, self.metadata = replicas, peers, replicas.metadata
+        self.config, self.node_id = replicas.config, replicas.node_id
+        self.ensure_offsets_topic = ensure_offsets_topic
         self.txns: dict[str, TxnMetadata] = {}
         self.loaded: set[int] = set()  # __transaction_state partitions whose state is in memory
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)  # one step at a time per id
 
     # -- placement and loading ---------------------------------------------------------
     def ensure_topic(self) -> None:
-        if TOPIC not in self.broker.metadata.topics:
-            self.broker.create_topic(TOPIC, self.broker.config["transaction.state.log.num.partitions"],
-                                     min(3, len(self.broker.peers)),
-                                     {"cleanup.policy": "compact", "segment.bytes": str(100 * 1024 * 1024)})
+        self.replicas.create_internal_topic(TOPIC, self.config["transaction.state.log.num.partitions"],
+                                            {"cleanup.policy": "compact", "segment.bytes": str(100 * 1024 * 1024)})
 
     def partition_of(self, transactional_id: str) -> int:
         self.ensure_topic()
-        return partition_for_key(transactional_id, len(self.broker.metadata.topics[TOPIC].partitions))
+        return partition_for_key(transactional_id, len(self.metadata.topics[TOPIC].partitions))
 
     def _state_partition(self, transactional_id: str) -> Partition:
         index = self.partition_of(transactional_id)
-        part = self.broker.partitions.get((TOPIC, index))
+        part = self.replicas.local_replica(TOPIC, index)
         if part is None or not part.is_leader:
-            raise KafkaError(ErrorCode.not_coordinator, f"Broker {self.broker.node_id} does not coordinate "
+            raise KafkaError(ErrorCode.not_coordinator, f"Broker {self.node_id} does not coordinate "
                                                         f"transactional id {transactional_id!r}.")
         if index not in self.loaded:
             self.load(part)
@@ -101,24 +109,28 @@ class TransactionCoordinator:
 
     async def _replicated(self, part: Partition, offset: int) -> None:
         try:
-            await self.broker.wait_for_replicas(part, offset, REPLICATION_TIMEOUT)
+            await part.wait_for_replicas(offset, REPLICATION_TIMEOUT)
         except KafkaError:
             raise KafkaError(ErrorCode.not_coordinator, "The write did not reach the in-sync replicas in time; "
                                                         "the client retries with the current coordinator.") from None
 
     # -- the API ------------------------------------------------------------------------
     async def init_producer_id(self, tid: str, timeout_ms: int, _pid: int = -1, _epoch: int = -1) -> tuple[int, int]:
+        async with self._locks[tid]:
+            return await self._init_producer_id(tid, timeout_ms)
+
+    async def _init_producer_id(self, tid: str, timeout_ms: int) -> tuple[int, int]:
         self._state_partition(tid)
-        if timeout_ms > self.broker.config["transaction.max.timeout.ms"] or timeout_ms <= 0:
+        if timeout_ms > self.config["transaction.max.timeout.ms"] or timeout_ms <= 0:
             raise KafkaError(ErrorCode.invalid_transaction_timeout)
         meta = self.txns.get(tid)
         if meta is None:
-            meta = self.txns[tid] = TxnMetadata(tid, self.broker.metadata.next_producer_id(), -1, timeout_ms)
+            meta = self.txns[tid] = TxnMetadata(tid, self.metadata.next_producer_id(), -1, timeout_ms)
         if meta.state in OPEN:
             await self._abort_for_fencing(meta)
         meta.producer_epoch += 1
         if meta.producer_epoch >= 32767:  # epoch exhausted: a fresh producer id starts over
-            meta.producer_id, meta.producer_epoch = self.broker.metadata.next_producer_id(), 0
+            meta.producer_id, meta.producer_epoch = self.metadata.next_producer_id(), 0
         meta.timeout_ms, meta.partitions = timeout_ms, set()
         await self._persist(meta, TxnState.EMPTY)
         return meta.producer_id, meta.producer_epoch
@@ -137,9 +149,13 @@ class TransactionCoordinator:
         return meta
 
     async def add_partitions(self, tid: str, pid: int, epoch: int, partitions: list[tuple[str, int]]) -> None:
+        async with self._locks[tid]:
+            await self._add_partitions(tid, pid, epoch, partitions)
+
+    async def _add_partitions(self, tid: str, pid: int, epoch: int, partitions: list[tuple[str, int]]) -> None:
         meta = self._checked(tid, pid, epoch)
         for topic, index in partitions:
-            info = self.broker.metadata.topics.get(topic)
+            info = self.metadata.topics.get(topic)
             if info is None or index >= len(info.partitions):
                 raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
         if meta.state in FINISHED:
@@ -149,12 +165,16 @@ class TransactionCoordinator:
 
     async def add_offsets(self, tid: str, pid: int, epoch: int, group_id: str) -> None:
         offsets_topic = offsets.TOPIC
-        if offsets_topic not in self.broker.metadata.topics and self.broker.groups is not None:
-            self.broker.groups.ensure_offsets_topic()
-        count = len(self.broker.metadata.topics[offsets_topic].partitions)
+        if offsets_topic not in self.metadata.topics:
+            self.ensure_offsets_topic()
+        count = len(self.metadata.topics[offsets_topic].partitions)
         await self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
 
     async def end_txn(self, tid: str, pid: int, epoch: int, commit: bool) -> None:
+        async with self._locks[tid]:
+            await self._end_txn(tid, pid, epoch, commit)
+
+    async def _end_txn(self, tid: str, pid: int, epoch: int, commit: bool) -> None:
         meta = self._checked(tid, pid, epoch)
         done = TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT
         if meta.state == done:
@@ -165,17 +185,36 @@ class TransactionCoordinator:
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
         await self._complete(meta)
 
-    def check_produce(self, tid: str, part: Partition, pid: int, epoch: int) -> None:
-        """A transactional write must come from the current epoch, to a partition in the transaction."""
-        owner = self.broker.transaction_coordinator_for(tid)
-        meta = owner.txns.get(tid) if owner else None
-        if meta is None:
-            return  # coordinator elsewhere and not loaded: let sequence/epoch checks decide
-        if meta.producer_id == pid and epoch < meta.producer_epoch:
-            raise KafkaError(ErrorCode.invalid_producer_epoch, f"Producer epoch {epoch} of {tid!r} is fenced.")
-        if meta.producer_id == pid and (part.topic, part.index) not in meta.partitions:
-            raise KafkaError(ErrorCode.invalid_txn_state,
-                             f"{part.topic}-{part.index} was not added to transaction {tid!r}.")
+    def verify(self, tid: str, pid: int, topic: str, index: int) -> None:
+        """A partition leader's check of a transaction's first write to it (KIP-890).
+
+        The partition must have been added to the ongoing transaction of this producer.
+        Epochs are not checked here: the partition's producer state fences old epochs.
+        Ids this coordinator does not hold (not loaded, or placed elsewhere) pass.
+        """
+        meta = self.txns.get(tid)
+        if meta is None or meta.producer_id != pid:
+            return
+        if (topic, index) not in meta.partitions or meta.state != TxnState.ONGOING:
+            raise KafkaError(ErrorCode.invalid_txn_state, f"{topic}-{index} was not added to transaction {tid!r}.")
+
+    def verify_producer(self, tid: str, pid: int, epoch: int) -> None:
+        """Only the current epoch of a transactional id may commit offsets (fencing)."""
+        meta = self.txns.get(tid)
+        if meta is None or meta.producer_id != pid:
+            raise KafkaError(ErrorCode.invalid_producer_id_mapping)
+        if epoch != meta.producer_epoch:
+            raise KafkaError(ErrorCode.producer_fenced)
+
+    def state_of(self, tid: str) -> str | None:
+        """The state name of an id whose ``__transaction_state`` partition this broker leads."""
+        index = partition_for_key(tid, len(self.metadata.topics[TOPIC].partitions)) if TOPIC in self.metadata.topics \
+            else None
+        part = self.replicas.local_replica(TOPIC, index) if index is not None else None
+        if part is None or not part.is_leader:
+            return None
+        meta = self.txns.get(tid)
+        return meta.state.name if meta else "unknown"
 
     # -- completing and aborting --------------------------------------------------------------
     async def _complete(self, meta: TxnMetadata) -> None:
@@ -189,23 +228,15 @@ class TransactionCoordinator:
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
     async def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
-        """WriteTxnMarkers, in-process: append a control record on the partition's leader."""
+        """WriteTxnMarkers: ask the partition's leader to append a COMMIT or ABORT marker."""
         topic, index = tp
-        info = self.broker.metadata.topics.get(topic)
+        info = self.metadata.topics.get(topic)
         if info is None:
             return True  # the topic was deleted: nothing to mark
-        leader = self.broker.peers.get(info.partitions[index].leader)
-        part = leader.partitions.get(tp) if leader else None
-        if part is None or not part.is_leader:
+        leader = self.peers.get(info.partitions[index].leader)
+        if leader is None:
             return False
-        offset = part.write_marker(meta.producer_id, meta.producer_epoch, commit)
-        if topic == offsets.TOPIC and leader.groups is not None:
-            leader.groups.complete_transaction(index, meta.producer_id, commit)
-        try:
-            await leader.wait_for_replicas(part, offset + 1, REPLICATION_TIMEOUT)
-        except KafkaError:
-            log.warning("marker on %s-%d not yet on all in-sync replicas", topic, index)
-        return True
+        return await leader.write_txn_marker(topic, index, meta.producer_id, meta.producer_epoch, commit)
 
     async def _abort_for_fencing(self, meta: TxnMetadata) -> None:
         meta.producer_epoch += 1  # markers carry the new epoch: the zombie's writes are refused
@@ -219,11 +250,14 @@ class TransactionCoordinator:
             now = now_ms()
             for meta in list(self.txns.values()):
                 try:
-                    await self._tick(meta, now)
-                except KafkaError:
-                    pass  # no longer the coordinator of this id
+                    async with self._locks[meta.transactional_id]:
+                        await self._tick(meta, now)
+                except KafkaError as e:
+                    log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
 
     async def _tick(self, meta: TxnMetadata, now: int) -> None:
+        if self.txns.get(meta.transactional_id) is not meta:
+            return  # expired or replaced while waiting for the lock
         if meta.state in (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT):
             self._state_partition(meta.transactional_id)
             await self._complete(meta)
@@ -231,10 +265,17 @@ class TransactionCoordinator:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)
             await self._abort_for_fencing(meta)
+        elif meta.state in FINISHED and now - meta.last_update_ms > self.config["transactional.id.expiration.ms"]:
+            await self._expire(meta)
 
+    async def _expire(self, meta: TxnMetadata) -> None:
+        """Forget an idle id: a tombstone in __transaction_state, then DEAD (and gone)."""
+        part = self._state_partition(meta.transactional_id)
+        states.check(meta.state, TxnState.DEAD)
+        tombstone = records.Record(0, now_ms(), txnlog.encode_key(meta.transactional_id), None)
+        await self._replicated(part, part.append_batches([records.build_batch([tombstone])]).last_offset + 1)
+        meta.state = TxnState.DEAD
+        del self.txns[meta.transactional_id]
+        log.info("transactional id %r expired after %d ms idle", meta.transactional_id,
+                 self.config["transactional.id.expiration.ms"])
 
-def attach(broker: "Broker") -> None:
-    coordinator = TransactionCoordinator(broker)
-    broker.transactions = coordinator
-    broker.leadership_listeners.append(coordinator.on_become_leader)
-    broker._tasks.append(asyncio.get_running_loop().create_task(coordinator.run()))

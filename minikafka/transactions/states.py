@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import enum
 
+from ..state_table import IllegalTransition
+
+__all__ = ["ALLOWED", "TRANSITIONS", "IllegalTransition", "TxnState", "check"]
+
 
 class TxnState(enum.IntEnum):
     EMPTY = 0
@@ -18,7 +22,6 @@ class TxnState(enum.IntEnum):
     COMPLETE_COMMIT = 4
     COMPLETE_ABORT = 5
     DEAD = 6
-    PREPARE_EPOCH_FENCE = 7
 
 
 S = TxnState
@@ -42,10 +45,6 @@ TRANSITIONS: tuple[tuple[TxnState, str, TxnState], ...] = (
 )
 
 ALLOWED = {(a, b) for a, _, b in TRANSITIONS}
-
-
-class IllegalTransition(RuntimeError):
-    pass
 
 
 def check(current: TxnState, target: TxnState) -> None:

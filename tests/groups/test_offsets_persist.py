@@ -22,7 +22,7 @@ from minikafka.groups.coordinator import GroupCoordinator
 from minikafka.groups.member import JoinRequest
 from minikafka.groups.offsets import CommittedOffset
 from minikafka.groups.offsets_topic import MemoryOffsetsTopic
-from minikafka.partition import now_ms
+from minikafka.clock import now_ms
 from minikafka.protocol import codec
 from tests.groups.helpers import KafkaPythonMember, committed, create_topic, produce, wait_until
 from tests.rawclient import RawClient

@@ -5,27 +5,28 @@ The leader's write path lives here: split the produced bytes into batches, check
 and wake the fetches waiting for data. Consumers read up to the high watermark (or the
 last stable offset for ``read_committed``), never past it. The leader also tracks how
 far each follower has fetched (``FollowerState``): the high watermark is the smallest
-log end offset in the ISR (see ``minikafka.replication``).
+log end offset in the ISR. The replica rules of ``acks=all`` live here too: the
+``min.insync.replicas`` check before a write, waiting for the ISR to copy it, and the
+check again when it completes (the ISR may have shrunk meanwhile). Which followers
+leave or rejoin the ISR is decided in ``minikafka.replica.isr``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import struct
-import time
 from dataclasses import dataclass, field
 
-from . import records
-from .config import TopicConfig
-from .errors import ErrorCode, KafkaError
-from .log import PartitionLog
-from .metadata import PartitionInfo
+from .. import records
+from ..clock import now_ms
+from ..config import TopicConfig
+from ..errors import ErrorCode, KafkaError
+from ..log import PartitionLog
+from ..metadata import PartitionInfo
+from .epochs import LeaderEpochCache
 from .producer_state import Duplicate, ProducerStateTable
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,38 +45,6 @@ class FollowerState:
     log_end_offset: int = 0
     last_caught_up_ms: int = field(default_factory=now_ms)
     last_fetch_ms: int = 0
-
-
-class LeaderEpochCache:
-    """(epoch, start offset) pairs: where each leader's writes begin in the log (KIP-101).
-
-    A follower that comes back asks the leader where its last epoch ended and cuts its
-    log there, so logs that diverged under different leaders agree again.
-    """
-
-    def __init__(self) -> None:
-        self.entries: list[tuple[int, int]] = []
-
-    def assign(self, epoch: int, start_offset: int) -> None:
-        if epoch < 0 or (self.entries and self.entries[-1][0] >= epoch):
-            return
-        self.entries.append((epoch, start_offset))
-
-    @property
-    def latest(self) -> int:
-        return self.entries[-1][0] if self.entries else -1
-
-    def end_offset_for(self, epoch: int, log_end_offset: int) -> tuple[int, int]:
-        """(largest epoch <= ``epoch`` known here, the offset where it ended)."""
-        known = [e for e in self.entries if e[0] <= epoch]
-        if not known:
-            return -1, self.entries[0][1] if self.entries else log_end_offset
-        i = self.entries.index(known[-1])
-        end = self.entries[i + 1][1] if i + 1 < len(self.entries) else log_end_offset
-        return known[-1][0], end
-
-    def truncate_from(self, offset: int) -> None:
-        self.entries = [e for e in self.entries if e[1] < offset]
 
 
 class Partition:
@@ -216,6 +185,38 @@ class Partition:
             self.log.truncate_to(offset)
             self._rebuild_state()
         self.log.high_watermark = min(self.log.high_watermark, self.log_end_offset)
+
+    # -- acks=all: the ISR and min.insync.replicas ---------------------------------------
+    def check_min_insync(self) -> None:
+        """acks=all is refused when the ISR is smaller than min.insync.replicas."""
+        need = self.config["min.insync.replicas"]
+        if len(self.info.isr) < need:
+            raise KafkaError(ErrorCode.not_enough_replicas,
+                             f"{self.topic}-{self.index} has {len(self.info.isr)} in-sync replica(s); "
+                             f"min.insync.replicas={need}.")
+
+    async def wait_for_replicas(self, offset: int, timeout: datetime.timedelta) -> None:
+        """Wait until the high watermark reaches ``offset`` (every ISR member has it).
+
+        As in Kafka, the ISR is checked again when the write completes: if it shrank below
+        ``min.insync.replicas`` meanwhile, the write is on the leader but not acknowledged.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout.total_seconds()
+        while self.high_watermark < offset:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise KafkaError(ErrorCode.request_timed_out,
+                                 f"{self.topic}-{self.index}: the in-sync replicas did not copy the write in time.")
+            try:
+                await asyncio.wait_for(self.waiter(), remaining)
+            except asyncio.TimeoutError:
+                pass
+        need = self.config["min.insync.replicas"]
+        if len(self.info.isr) < need:
+            raise KafkaError(ErrorCode.not_enough_replicas_after_append,
+                             f"{self.topic}-{self.index}: the ISR shrank to {len(self.info.isr)} before the write "
+                             f"completed; min.insync.replicas={need}.")
 
     # -- read path ------------------------------------------------------------------
     def read(self, offset: int, max_bytes: int, *, committed_only: bool = False) -> bytes:

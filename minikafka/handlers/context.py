@@ -1,21 +1,19 @@
-"""What a handler gets besides the decoded request: the broker, the caller, and the
-response classes of the negotiated version."""
+"""What a handler gets besides the decoded request: its broker's services, the caller,
+and the response classes of the negotiated version."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import codec
-
-if TYPE_CHECKING:
-    from ..broker import Broker
+from ..broker import Broker
+from ..protocol import codec
 
 
 @dataclass(slots=True)
 class RequestContext:
-    broker: "Broker"
+    broker: Broker
     header: codec.RequestHeader
     client_host: str
     connection_id: int

@@ -6,7 +6,8 @@ fetcher does with Fetch requests (the brokers share a process, so the "request" 
 method call on the leader broker: ``Leader.fetch_for_follower``). The fetch offset
 tells the leader how far the follower has got; from that the leader advances the high
 watermark (the smallest log end offset in the ISR), adds a follower that caught up
-back to the ISR, and drops one that has not caught up for ``replica.lag.time.max.ms``.
+back to the ISR, and drops one that has not caught up for ``replica.lag.time.max.ms``
+(the rule is in ``minikafka.replica.isr``).
 
 Before its first fetch from a new leader a follower cuts its log where it diverges
 from the leader's, found through the leader epoch cache (KIP-101, KIP-279).
@@ -16,13 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import Mapping
 
-from .errors import ErrorCode, KafkaError
-from .partition import FollowerState, Partition, now_ms
-
-if TYPE_CHECKING:
-    from .broker import Broker
+from ..clock import now_ms
+from ..errors import ErrorCode, KafkaError
+from .partition import FollowerState, Partition
+from .peers import Peers
 
 log = logging.getLogger("minikafka.replication")
 
@@ -60,20 +60,18 @@ def divergence_point(follower: Partition, leader: Partition) -> int:
 class ReplicaFetcher:
     """One broker's loop that keeps all its follower replicas up to date."""
 
-    def __init__(self, broker: "Broker"):
-        self.broker = broker
+    def __init__(self, node_id: int, replicas: Mapping[tuple[str, int], Partition], peers: Peers):
+        self.node_id, self.replicas, self.peers = node_id, replicas, peers
         self.delay_ms = 0  # slow_broker(): a lagging follower, to watch the ISR shrink
 
     def followed(self) -> list[tuple[Partition, Partition]]:
         """(my replica, the leader's replica) for every partition I follow whose leader is up."""
         out = []
-        peers = self.broker.peers
-        for part in self.broker.partitions.values():
-            leader_id = part.info.leader
-            if part.is_leader or leader_id not in peers:
+        for part in list(self.replicas.values()):
+            if part.is_leader:
                 continue
-            leader = peers[leader_id].partitions.get((part.topic, part.index))
-            if leader is not None and leader.is_leader:
+            leader = self.peers.leader_replica(part.topic, part.info)
+            if leader is not None:
                 out.append((part, leader))
         return out
 
@@ -98,7 +96,7 @@ class ReplicaFetcher:
             mine.truncate_to(0)
             mine.log.reset_start(leader.log_start_offset)
         try:
-            data, hw, _ = fetch_for_follower(leader, self.broker.node_id, mine.log_end_offset, REPLICA_FETCH_MAX_BYTES)
+            data, hw, _ = fetch_for_follower(leader, self.node_id, mine.log_end_offset, REPLICA_FETCH_MAX_BYTES)
         except KafkaError as e:
             if e.code == ErrorCode.offset_out_of_range:
                 mine.needs_truncation = True
@@ -117,19 +115,3 @@ class ReplicaFetcher:
         for fut in pending:
             fut.cancel()
 
-
-def isr_changes(part: Partition, lag_max_ms: int, now: int) -> tuple[list[int], list[int]]:
-    """Leader: (followers to drop from the ISR, followers to add back)."""
-    drop, add = [], []
-    for broker_id in part.info.replicas:
-        if broker_id == part.node_id:
-            continue
-        state = part.followers.get(broker_id)
-        if broker_id in part.info.isr:
-            if state is not None and state.log_end_offset < part.log_end_offset \
-                    and now - state.last_caught_up_ms > lag_max_ms:
-                drop.append(broker_id)
-        elif state is not None and now - state.last_fetch_ms <= lag_max_ms \
-                and state.log_end_offset >= part.high_watermark and state.log_end_offset >= part.log_end_offset:
-            add.append(broker_id)
-    return drop, add

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from .errors import ErrorCode, KafkaError
-from .records import NO_PRODUCER_ID, NO_SEQUENCE, BatchHeader
+from ..errors import ErrorCode, KafkaError
+from ..records import NO_PRODUCER_ID, NO_SEQUENCE, BatchHeader
 
 CACHED_BATCHES = 5  # Kafka keeps five: the most a producer has in flight
 

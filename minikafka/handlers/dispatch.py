@@ -1,0 +1,85 @@
+"""Request dispatch: frame bytes in, response bytes out, for one broker.
+
+``RequestDispatcher.handle_frame`` is the whole broker as seen from the network: the
+server module feeds it from sockets, and tests and the fuzzer can feed it directly.
+It finds the API in the table (``protocol.apis``), decodes the request for the
+negotiated version, applies the broker's injected faults (``minikafka.faults``) once
+for every API, and calls the API's handler module (``handle(ctx, request)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+from functools import lru_cache
+from types import ModuleType
+
+from ..broker import Broker
+from ..errors import ErrorCode
+from ..faults import DropConnection, Faults
+from ..protocol import codec
+from ..protocol.apis import API_TABLE, BY_KEY
+from .api_versions import unsupported_version_answer
+from .context import RequestContext
+
+
+@lru_cache(maxsize=None)
+def handler_module(api_key: int) -> ModuleType:
+    """``minikafka.handlers.<module>`` of an API, as named in the API table."""
+    return importlib.import_module(f"{__package__}.{BY_KEY[api_key].module}")
+
+
+def can_inject_error(api_key: int) -> bool:
+    """Whether an error can be injected into ``api_key``'s answer (every API in the table)."""
+    if hasattr(handler_module(api_key), "error_response"):
+        return True
+    api = BY_KEY[api_key]
+    return all("error_code" in {f.name for f in dataclasses.fields(codec.response_class(api_key, v))}
+               for v in range(api.min_version, api.max_version + 1))
+
+
+def _error_response(ctx: RequestContext, request: object, code: ErrorCode) -> object:
+    module = handler_module(ctx.header.api_key)
+    custom = getattr(module, "error_response", None)
+    if custom is not None:
+        return custom(ctx, request, code)  # per-partition or per-topic errors
+    return codec.empty(codec.response_class(ctx.header.api_key, ctx.api_version), error_code=code)
+
+
+class RequestDispatcher:
+    def __init__(self, broker: Broker):
+        self.broker = broker
+        self.faults = Faults(can_inject_error)
+
+    async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0) -> bytes | None:
+        """Answer one request frame (without its size prefix); None when no answer is due (acks=0).
+
+        Raises codec.MalformedRequest when the connection must be closed: unknown API,
+        unsupported version (other than ApiVersions), undecodable bytes.
+        """
+        api_key, version, correlation_id = codec.peek_api(frame)
+        api = BY_KEY.get(api_key)
+        if api is None:
+            raise codec.MalformedRequest(f"unknown API key {api_key}")
+        if not api.supports(version):
+            if api_key == codec.API_VERSIONS_KEY:
+                return unsupported_version_answer(correlation_id)
+            raise codec.MalformedRequest(f"{api.name} v{version} is not supported (range {api.min_version}-{api.max_version})")
+        header, request = codec.decode_request(frame, api_key, version)
+        ctx = RequestContext(self.broker, header, client_host, connection_id)
+        injected = self.faults.take_error(api_key)
+        if injected is not None:
+            response = _error_response(ctx, request, injected)
+        else:
+            response = await handler_module(api_key).handle(ctx, request)
+        if self.faults.latency_ms:
+            await asyncio.sleep(self.faults.latency_ms / 1000)
+        if self.faults.take_drop(api_key):
+            raise DropConnection(f"fault injection: dropped the {api.name} response")
+        if response is None:
+            return None
+        return codec.encode_response(correlation_id, response)
+
+
+__all__ = ["API_TABLE", "RequestDispatcher", "can_inject_error", "handler_module"]
