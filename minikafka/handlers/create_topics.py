@@ -40,5 +40,5 @@ def _result(ctx, t, validate_only: bool):
 
 
 async def handle(ctx, request):
-    validate_only = getattr(request, "validate_only", False)
+    validate_only = request.validate_only
     return ctx.respond(topics=tuple(_result(ctx, t, validate_only) for t in request.topics))

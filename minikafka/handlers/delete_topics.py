@@ -7,9 +7,7 @@ from ..metadata import INTERNAL_TOPICS
 
 
 def _names(request) -> list[str]:
-    if getattr(request, "topic_names", None) is not None:
-        return list(request.topic_names)
-    return [t.name for t in getattr(request, "topics", ())]  # v6+ (unused: range ends at 5)
+    return list(request.topic_names)
 
 
 def _delete(ctx, name: str):

@@ -48,6 +48,6 @@ def _result(ctx, res, synonyms: bool, docs: bool):
 
 
 async def handle(ctx, request):
-    synonyms = getattr(request, "include_synonyms", False)
-    docs = getattr(request, "include_documentation", False)
+    synonyms = request.include_synonyms
+    docs = request.include_documentation
     return ctx.respond(results=tuple(_result(ctx, r, synonyms, docs) for r in request.resources))

@@ -42,5 +42,5 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    operations = ALL_GROUP_OPERATIONS if getattr(request, "include_authorized_operations", False) else NOT_REQUESTED
+    operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else NOT_REQUESTED
     return ctx.respond(groups=tuple(_described(ctx, g, operations) for g in request.groups))

@@ -3,7 +3,9 @@
 ``RequestDispatcher.handle_frame`` is the whole broker as seen from the network: the
 server module feeds it from sockets, and tests and the fuzzer can feed it directly.
 It finds the API in the table (``protocol.apis``), decodes the request for the
-negotiated version, applies the broker's injected faults (``minikafka.faults``) once
+negotiated version and lifts it to the newest version's class (fields an old version
+lacks take Kafka's schema defaults, so a handler reads one typed request and probes no
+attributes), applies the broker's injected faults (``minikafka.faults``) once
 for every API, and calls the API's handler module (``handle(ctx, request)``).
 """
 
@@ -39,6 +41,16 @@ def can_inject_error(api_key: int) -> bool:
                for v in range(api.min_version, api.max_version + 1))
 
 
+def _upgrade(api_key: int, decoded: object) -> object:
+    """One typed request for all versions: the newest version's class (see ``codec.upgrade``).
+
+    A handler whose request changed shape between versions says how in ``upgrade``.
+    """
+    latest = codec.latest_request_class(api_key)
+    custom = getattr(handler_module(api_key), "upgrade", None)
+    return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
+
+
 def _error_response(ctx: RequestContext, request: object, code: ErrorCode) -> object:
     module = handler_module(ctx.header.api_key)
     custom = getattr(module, "error_response", None)
@@ -66,7 +78,8 @@ class RequestDispatcher:
             if api_key == codec.API_VERSIONS_KEY:
                 return unsupported_version_answer(correlation_id)
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported (range {api.min_version}-{api.max_version})")
-        header, request = codec.decode_request(frame, api_key, version)
+        header, decoded = codec.decode_request(frame, api_key, version)
+        request = _upgrade(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id)
         injected = self.faults.take_error(api_key)
         if injected is not None:

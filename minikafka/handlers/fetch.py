@@ -37,7 +37,7 @@ def _resolve(broker, slots):
 
 def _read_all(slots, request) -> int:
     budget, total = request.max_bytes, 0
-    committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
+    committed = request.isolation_level == READ_COMMITTED
     for s in slots:
         if s.part is None or s.error != ErrorCode.none:
             continue
@@ -99,4 +99,4 @@ async def handle(ctx, request):
         if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
             break
         await _wait_for_data(slots, remaining)
-    return _respond(ctx, slots, getattr(request, "isolation_level", 0) == READ_COMMITTED)
+    return _respond(ctx, slots, request.isolation_level == READ_COMMITTED)

@@ -35,7 +35,7 @@ def _node(ctx, key: str, key_type: int) -> tuple[int, str, int]:
 
 async def handle(ctx, request):
     try:
-        node_id, host, port = _node(ctx, request.key, getattr(request, "key_type", GROUP))
+        node_id, host, port = _node(ctx, request.key, request.key_type)
     except KafkaError as e:
         return ctx.respond(error_code=e.code, error_message=e.message, node_id=-1, host="", port=-1)
     return ctx.respond(error_code=ErrorCode.none, error_message=None, node_id=node_id, host=host, port=port)

@@ -15,7 +15,7 @@ from ._groups import coordinator
 async def handle(ctx, request):
     try:
         coordinator(ctx).heartbeat(request.group_id, request.member_id,
-                                   getattr(request, "group_instance_id", None), request.generation_id)
+                                   request.group_instance_id, request.generation_id)
     except KafkaError as e:
         return ctx.respond(error_code=e.code)
     return ctx.respond(error_code=ErrorCode.none)

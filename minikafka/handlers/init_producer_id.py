@@ -18,7 +18,7 @@ async def handle(ctx, request):
         if request.transactional_id is not None:
             pid, epoch = await _txn.coordinator(ctx).init_producer_id(
                 request.transactional_id, int(request.transaction_timeout.total_seconds() * 1000),
-                getattr(request, "producer_id", -1), getattr(request, "producer_epoch", -1))
+                request.producer_id, request.producer_epoch)
         else:
             pid, epoch = broker.metadata.next_producer_id(), 0
     except KafkaError as e:

@@ -17,9 +17,9 @@ from ._groups import coordinator, millis
 
 def _join_request(ctx, request) -> JoinRequest:
     session_ms = millis(request.session_timeout)
-    rebalance_ms = millis(getattr(request, "rebalance_timeout", request.session_timeout))
+    rebalance_ms = millis(request.rebalance_timeout)
     return JoinRequest(
-        member_id=request.member_id, group_instance_id=getattr(request, "group_instance_id", None),
+        member_id=request.member_id, group_instance_id=request.group_instance_id,
         client_id=ctx.client_id, client_host=f"/{ctx.client_host}", session_timeout_ms=session_ms,
         rebalance_timeout_ms=rebalance_ms if rebalance_ms > 0 else session_ms,
         protocol_type=request.protocol_type, protocols=tuple((p.name, p.metadata) for p in request.protocols),

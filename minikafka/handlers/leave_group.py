@@ -9,17 +9,23 @@ one error code per member.
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..protocol import codec
 from ._groups import coordinator
 
+API_KEY = 13
 
-def _leaving(request) -> list[tuple[str, str | None]]:
-    if hasattr(request, "members"):
-        return [(m.member_id, m.group_instance_id) for m in request.members]
-    return [(request.member_id, None)]
+
+def upgrade(decoded, latest: type):
+    """v0-2 name one member at the top; as the newest version, that is a list of one."""
+    if hasattr(decoded, "members"):
+        return codec.upgrade(decoded, latest)
+    identity = codec.entity(codec.request_module(API_KEY, codec.latest_version(API_KEY)), "MemberIdentity",
+                            member_id=decoded.member_id, group_instance_id=None, reason=None)
+    return codec.make(latest, group_id=decoded.group_id, members=(identity,))
 
 
 async def handle(ctx, request):
-    leaving = _leaving(request)
+    leaving = [(m.member_id, m.group_instance_id) for m in request.members]
     try:
         codes = coordinator(ctx).leave(request.group_id, leaving)
     except KafkaError as e:  # NOT_COORDINATOR and the like: the whole request failed

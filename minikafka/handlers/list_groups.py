@@ -12,7 +12,7 @@ from ._groups import coordinator
 
 async def handle(ctx, request):
     try:
-        groups = coordinator(ctx).list_groups(set(getattr(request, "states_filter", ()) or ()))
+        groups = coordinator(ctx).list_groups(set(request.states_filter))
     except KafkaError as e:
         return ctx.respond(error_code=e.code, groups=())
     listed = tuple(ctx.make("ListedGroup", group_id=g.group_id, protocol_type=g.protocol_type or "",

@@ -63,7 +63,7 @@ def error_response(ctx, request, code: ErrorCode):
 
 
 async def handle(ctx, request):
-    committed = getattr(request, "isolation_level", 0) == 1
+    committed = request.isolation_level == 1
     topics = tuple(
         ctx.make("ListOffsetsTopicResponse", name=t.name,
                  partitions=tuple(_partition(ctx, t.name, p, committed) for p in t.partitions))

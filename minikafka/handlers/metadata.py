@@ -58,7 +58,7 @@ def _requested_names(ctx, request) -> list[str] | None:
     names = []
     for t in request.topics:
         name = t.name
-        if name is None and getattr(t, "topic_id", None):
+        if name is None and t.topic_id:
             found = ctx.broker.metadata.topic_by_id(str(t.topic_id))
             name = found.name if found else None
         if name is not None:
@@ -86,6 +86,6 @@ async def handle(ctx, request):
     if names is None or (ctx.api_version == 0 and not names):  # v0: empty list means all topics
         topics = tuple(_topic(ctx, t) for t in meta.topics.values())
     else:
-        auto = getattr(request, "allow_auto_topic_creation", True)
+        auto = request.allow_auto_topic_creation
         topics = tuple(_lookup(ctx, n, auto) for n in names)
     return _respond(ctx, topics)

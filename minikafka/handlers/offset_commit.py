@@ -19,14 +19,14 @@ from ._groups import coordinator
 def _commits(request) -> list[tuple[str, int, CommittedOffset]]:
     stamp = now_ms()
     return [(t.name, p.partition_index,
-             CommittedOffset(p.committed_offset, getattr(p, "committed_leader_epoch", -1), p.committed_metadata or "", stamp))
+             CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", stamp))
             for t in request.topics for p in t.partitions]
 
 
 async def _results(ctx, request, commits) -> dict:
     try:
         return await coordinator(ctx).commit(
-            request.group_id, request.member_id, getattr(request, "group_instance_id", None),
+            request.group_id, request.member_id, request.group_instance_id,
             request.generation_id_or_member_epoch, commits)
     except KafkaError as e:
         return {(t, p): e.code for t, p, _ in commits}

@@ -32,7 +32,7 @@ def _partition(ctx, index: int, committed, code):
 async def handle(ctx, request):
     wanted = _wanted(request)
     try:
-        rows = coordinator(ctx).fetch(request.group_id, wanted, getattr(request, "require_stable", False))
+        rows = coordinator(ctx).fetch(request.group_id, wanted, request.require_stable)
     except KafkaError as e:
         if ctx.api_version >= 2:
             return ctx.respond(error_code=e.code, topics=())

@@ -16,9 +16,9 @@ async def handle(ctx, request):
     assignments = {a.member_id: a.assignment for a in request.assignments}
     try:
         result = await coordinator(ctx).sync(
-            request.group_id, request.member_id, getattr(request, "group_instance_id", None),
-            request.generation_id, assignments, getattr(request, "protocol_type", None),
-            getattr(request, "protocol_name", None))
+            request.group_id, request.member_id, request.group_instance_id,
+            request.generation_id, assignments, request.protocol_type,
+            request.protocol_name)
     except KafkaError as e:
         return ctx.respond(error_code=e.code, protocol_type=None, protocol_name=None, assignment=b"")
     return ctx.respond(error_code=ErrorCode.none, protocol_type=result.protocol_type,

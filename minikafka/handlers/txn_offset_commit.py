@@ -21,8 +21,8 @@ async def _results(ctx, request, commits) -> dict:
         verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
                              ctx.broker.metadata, ctx.broker.peers)
         return await coordinator(ctx).commit_transactional(
-            request.group_id, request.producer_id, request.producer_epoch, getattr(request, "member_id", ""),
-            getattr(request, "group_instance_id", None), getattr(request, "generation_id", -1), commits)
+            request.group_id, request.producer_id, request.producer_epoch, request.member_id,
+            request.group_instance_id, request.generation_id, commits)
     except KafkaError as e:
         code = _txn.code_for(ctx, "TxnOffsetCommit", e)
         return {(t, p): code for t, p, _ in commits}
@@ -30,7 +30,7 @@ async def _results(ctx, request, commits) -> dict:
 
 async def handle(ctx, request):
     stamp = now_ms()
-    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, getattr(p, "committed_leader_epoch", -1),
+    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
                                                            p.committed_metadata or "", stamp))
                for t in request.topics for p in t.partitions]
     results = await _results(ctx, request, commits)

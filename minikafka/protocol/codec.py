@@ -189,13 +189,65 @@ def empty(cls: type, /, **values: Any) -> Any:
     for f in dataclasses.fields(cls):
         if f.name in values or f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
             continue
-        kind = f.metadata.get("kafka_type")
-        if kind == "error_code":
-            kwargs[f.name] = ErrorCode.none
-        elif kind is not None:
-            kwargs[f.name] = _EMPTY[kind]
-        elif dataclasses.is_dataclass(hints[f.name]):
-            kwargs[f.name] = empty(hints[f.name])
-        else:
-            kwargs[f.name] = ()  # an array
+        kwargs[f.name] = _empty_field(f, hints[f.name])
     return make(cls, **kwargs, **values)
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _entity_type(annotation: Any) -> type | None:
+    """The entity class of a field typed ``Entity``, ``Entity | None`` or ``tuple[Entity, ...]``."""
+    if dataclasses.is_dataclass(annotation):
+        return annotation  # type: ignore[return-value]
+    for arg in typing.get_args(annotation):  # tuple[E, ...], E | None, tuple[E, ...] | None
+        found = _entity_type(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def upgrade(value: Any, cls: type) -> Any:
+    """``value`` (any version of an entity) as an instance of ``cls`` (usually the newest version).
+
+    Fields the older version lacks take the default Kafka's schema gives them (kio keeps
+    those defaults on the class), so a handler reads one typed request for every
+    version instead of probing attributes. A field with no default that an old version
+    lacks gets the empty value of its type.
+    """
+    if value is None or type(value) is cls:
+        return value
+    hints, present, kwargs = _hints(cls), {f.name for f in dataclasses.fields(value)}, {}
+    for f in dataclasses.fields(cls):
+        if f.name in present:
+            old, nested = getattr(value, f.name), _entity_type(hints[f.name])
+            if nested is None or old is None:
+                kwargs[f.name] = old
+            elif isinstance(old, tuple):
+                kwargs[f.name] = tuple(upgrade(item, nested) for item in old)
+            else:
+                kwargs[f.name] = upgrade(old, nested)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kwargs[f.name] = _empty_field(f, hints[f.name])
+    return cls(**kwargs)
+
+
+def _empty_field(f: dataclasses.Field, annotation: Any) -> Any:
+    kind = f.metadata.get("kafka_type")
+    if kind == "error_code":
+        return ErrorCode.none
+    if kind is not None:
+        return _EMPTY[kind]
+    nested = _entity_type(annotation)
+    return empty(nested) if nested is not None and dataclasses.is_dataclass(annotation) else ()
+
+
+def latest_version(api_key: int) -> int:
+    from .apis import BY_KEY
+    return BY_KEY[api_key].max_version
+
+
+def latest_request_class(api_key: int) -> type:
+    return request_class(api_key, latest_version(api_key))
