@@ -38,7 +38,10 @@ class Member(threading.Thread):
         self.owned: set[int] = set()
         self._stop_event = threading.Event()
         self.consumer = _consumer(client, bootstrap, group, topic, heartbeat_ms)
-        self._poll = self.consumer.poll if client == "confluent" else (lambda t: self.consumer.poll(timeout_ms=t * 1000))
+        if client == "confluent":
+            self._poll = self.consumer.poll
+        else:
+            self._poll = lambda t: self.consumer.poll(timeout_ms=t * 1000)
         self.start()
 
     def run(self) -> None:

@@ -29,7 +29,8 @@ from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 __all__ = [
     "COMPOSE_SERVICES", "ENV_VAR", "AssignmentTimeline", "ClusterHandle", "GroupMember", "LagTimeline", "MinikafkaOnly",
     "OffsetsView", "PartitionInfo", "PartitionOffsets", "Question", "Record", "admin", "bootstrap", "checks", "cluster",
-    "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
+    "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all", "new_topic", "offsets",
+    "partitions_of", "preflight",
     "produce_demo", "producer", "quiz", "requires_minikafka", "requires_real_kafka", "show_offsets", "wait_for_members",
     "wait_until",
 ]

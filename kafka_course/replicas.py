@@ -202,7 +202,7 @@ class IsrTimeline(LiveView):
         fig, ax = new_figure(9, 0.9 + 0.45 * max(1, len(brokers)))
         times = [t for t, *_ in self.samples]
         end = (times[-1] if times else 0) + 0.3
-        for i, (t, label, state, live) in enumerate(self.samples):
+        for i, (t, _label, state, live) in enumerate(self.samples):
             until = times[i + 1] if i + 1 < len(times) else end
             for row, broker in enumerate(brokers):
                 role = state.role(broker, live)

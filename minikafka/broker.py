@@ -89,7 +89,7 @@ class Broker:
             raise KafkaError(ErrorCode.not_leader_or_follower, f"Broker {self.node_id} does not lead {topic}-{index}.")
         return part
 
-    def create_internal_topic(self, name: str, partitions: int, configs: dict[str, str]) -> None:
+    def create_internal_topic(self, name: str, partitions: int, configs: dict[str, object]) -> None:
         """An internal topic, created on first need with up to three replicas."""
         if name not in self.metadata.topics:
             self.create_topic(name, partitions, min(3, len(self.peers)), configs)

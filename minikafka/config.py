@@ -40,9 +40,10 @@ class Setting:
     choices: tuple[str, ...] = ()
 
     def parse(self, value: Any) -> Any:
-        conv: Callable[[Any], Any] = {
+        converters: dict[str, Callable[[Any], Any]] = {
             "int": int, "long": int, "bool": _bool, "string": str, "list": _list, "double": float,
-        }[self.kind]
+        }
+        conv = converters[self.kind]
         try:
             out = conv(value)
         except (TypeError, ValueError):
@@ -165,7 +166,7 @@ class TopicConfig(Mapping[str, Any]):
     def __init__(self, broker: BrokerConfig, overrides: Mapping[str, Any] | None = None):
         self.broker = broker
         # Shared, not copied: an altered setting reaches every holder of this object.
-        self.overrides: dict[str, Any] = overrides if overrides is not None else {}
+        self.overrides: Any = overrides if overrides is not None else {}  # a dict, or a view of one
 
     def __getitem__(self, name: str) -> Any:
         if name in self.overrides:

@@ -83,6 +83,7 @@ class ClusterMetadata:
 
     # -- persistence ------------------------------------------------------
     def _load(self) -> None:
+        assert self.path is not None
         data = json.loads(self.path.read_text())
         self.cluster_id = data["cluster_id"]
         self.producer_id_block_end = self._next_producer_id = data.get("producer_id_block_end", 0)
@@ -93,7 +94,8 @@ class ClusterMetadata:
     def save(self) -> None:
         if not self.path:
             return
-        data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end, "topics": [asdict(t) for t in self.topics.values()]}
+        data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
+                "topics": [asdict(t) for t in self.topics.values()]}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1))
         os.replace(tmp, self.path)
@@ -119,7 +121,8 @@ class ClusterMetadata:
         clash = [t for t in self.topics if collision_key(t) == collision_key(name)]
         if clash:
             raise KafkaError(ErrorCode.invalid_topic_exception,
-                             f"Topic {name!r} collides with existing topic {clash[0]!r}: '.' and '_' are treated alike.")
+                             f"Topic {name!r} collides with existing topic {clash[0]!r}: "
+                             "'.' and '_' are treated alike.")
         try:
             overrides = validate_topic_configs(configs or {})
         except ConfigError as e:
@@ -128,7 +131,8 @@ class ClusterMetadata:
             partitions = self._check_assignment(assignment)
         else:
             num_partitions = self.config["num.partitions"] if num_partitions == -1 else num_partitions
-            replication_factor = self.config["default.replication.factor"] if replication_factor == -1 else replication_factor
+            if replication_factor == -1:
+                replication_factor = self.config["default.replication.factor"]
             partitions = self.place_replicas(num_partitions, replication_factor)
         return TopicInfo(name, str(uuid.uuid4()), partitions, overrides)
 

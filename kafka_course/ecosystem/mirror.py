@@ -14,6 +14,7 @@ only what is new.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from confluent_kafka import Producer
 
@@ -58,7 +59,7 @@ class Mirror:
         for msg in read_to_end(self.source, topic, start=position, timeout=timeout):
             producer.produce(report.target_topic, msg.value(), msg.key(), partition=msg.partition(),
                              timestamp=msg.timestamp()[1], headers=msg.headers(),
-                             on_delivery=lambda err, out, offset=msg.offset(): synced(err, out, offset))
+                             on_delivery=partial(synced, source_offset=msg.offset()))
             position[msg.partition()] = msg.offset() + 1
             report.copied += 1
             producer.poll(0)

@@ -148,7 +148,8 @@ def check(lab: Lab) -> None:
         twice = sorted(i for i, n in ids.items() if n > 1)
         report.check(not missing, f"every one of the {lab.orders} orders is in the committed output",
                      f"{len(missing)} orders are missing from the committed output "
-                     f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their output was? Commit both in one transaction.")
+                     f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their "
+                     "output was? Commit both in one transaction.")
         report.check(not twice, "no order is in the committed output twice",
                      f"{len(twice)} orders are in the output more than once (e.g. order {twice[0] if twice else ''}). "
                      "A crash between writing the output and committing the offsets repeats the batch: send the "

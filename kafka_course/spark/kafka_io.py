@@ -64,7 +64,8 @@ class OffsetQuery:
             out += [(name, p) for p in topic.partitions if wanted is None or p in wanted]
         return sorted(out)
 
-    def earliest_and_latest(self, partitions: Iterable[off.TopicPartition] | None = None) -> tuple[off.Offsets, off.Offsets]:
+    def earliest_and_latest(self, partitions: Iterable[off.TopicPartition] | None = None) -> tuple[off.Offsets,
+                                                                                                   off.Offsets]:
         """Log start offset and high watermark of each partition."""
         from confluent_kafka import TopicPartition
         earliest, latest = {}, {}

@@ -219,7 +219,8 @@ def _reset(client, group: str, args) -> None:
     _require_inactive(client, group, "reset the offsets of")
     partitions = _partitions_to_reset(client, group, args)
     targets = _targets(client, partitions, args)
-    print(_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], [[group, t, p, o] for (t, p), o in sorted(targets.items())]))
+    print(_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], [[group, t, p, o] for (t, p),
+                                                                 o in sorted(targets.items())]))
     if not args.execute:
         print("(dry run: nothing changed; add --execute to apply these offsets)", file=sys.stderr)
         return

@@ -56,7 +56,8 @@ def describe(client, args) -> None:
         res = wait_all(client.describe_configs([ConfigResource("topic", name)]))
         overrides = [f"{k}={v.value}" for c in res.values() for k, v in sorted(c.items()) if v.source == 1]
         rf = len(t.partitions[0].replicas) if t.partitions else 0
-        print(f"Topic: {name}\tPartitionCount: {len(t.partitions)}\tReplicationFactor: {rf}\tConfigs: {','.join(overrides)}")
+        print(f"Topic: {name}\tPartitionCount: {len(t.partitions)}\tReplicationFactor: {rf}\t"
+              f"Configs: {','.join(overrides)}")
         for pid in sorted(t.partitions):
             p = t.partitions[pid]
             print(f"\tTopic: {name}\tPartition: {pid}\tLeader: {p.leader}\t"
@@ -88,5 +89,6 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     client = admin(args.bootstrap_server)
     action = next(a for a in ("create", "list", "describe", "delete", "alter") if getattr(args, a))
-    {"create": create, "list": list_topics, "describe": describe, "delete": delete, "alter": alter}[action](client, args)
+    {"create": create, "list": list_topics, "describe": describe, "delete": delete, "alter": alter}[action](client,
+                                                                                                            args)
     return 0

@@ -141,7 +141,8 @@ class GroupCoordinator:
         log.debug("group %r: %s --%s--> %s (generation %d, %d members)", group.group_id, old, event,
                   group.state, group.generation_id, len(group.members))
         if event in ("leader_synced", "all_left") or (event == "static_rejoin" and group.state is STABLE):
-            self._append(group.group_id, [(offsets.group_key(group.group_id), offsets.group_value(replay.snapshot(group)))])
+            self._append(group.group_id, [(offsets.group_key(group.group_id),
+                                           offsets.group_value(replay.snapshot(group)))])
 
     # -- committed offsets --------------------------------------------------------------------
     async def commit(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
@@ -151,7 +152,8 @@ class GroupCoordinator:
         group = self._committer(group_id, member_id, instance_id, generation_id)
         results, accepted = self._validate(commits)
         if accepted:
-            await self._write(index, [(offsets.offset_key(group_id, t, p), offsets.offset_value(c)) for t, p, c in accepted])
+            await self._write(index, [(offsets.offset_key(group_id, t, p), offsets.offset_value(c)) for t, p,
+                                      c in accepted])
             group.offsets.update({(t, p): c for t, p, c in accepted})
         return results
 
@@ -211,7 +213,8 @@ class GroupCoordinator:
         results, accepted = self._validate(commits)
         if accepted:
             entries = [(offsets.offset_key(group_id, t, p), offsets.offset_value(c)) for t, p, c in accepted]
-            await self._write(index, entries, producer_id=producer_id, producer_epoch=producer_epoch, transactional=True)
+            await self._write(index, entries, producer_id=producer_id, producer_epoch=producer_epoch,
+                              transactional=True)
             pending = self.txn_offsets.setdefault(index, {}).setdefault(producer_id, [])
             pending += [(group_id, t, p, c) for t, p, c in accepted]
         return results
@@ -223,13 +226,15 @@ class GroupCoordinator:
                 self._group(group_id).offsets[(topic, partition)] = c
 
     def _pending_txn(self, index: int, group_id: str) -> set[tuple[str, int]]:
-        return {(t, p) for pending in self.txn_offsets.get(index, {}).values() for g, t, p, _ in pending if g == group_id}
+        return {(t, p) for pending in self.txn_offsets.get(index, {}).values() for g, t, p,
+                _ in pending if g == group_id}
 
     # -- admin: ListGroups, DescribeGroups, DeleteGroups, OffsetDelete --------------------------
     def list_groups(self, states: set[str] | None = None) -> list[Group]:
         """Groups this broker coordinates; ``states`` filters by name, case-insensitively."""
         wanted = {s.lower() for s in states or ()}
-        return [g for g in self.groups.values() if self._leads(g.group_id) and (not wanted or str(g.state).lower() in wanted)]
+        return [g for g in self.groups.values()
+                if self._leads(g.group_id) and (not wanted or str(g.state).lower() in wanted)]
 
     def _leads(self, group_id: str) -> bool:
         return self.topic.exists() and self.topic.leader(self.partition_of(group_id)) == self.node_id
@@ -245,7 +250,8 @@ class GroupCoordinator:
         if group is None:
             raise KafkaError(ErrorCode.group_id_not_found, f"There is no group {group_id!r}.")
         if not group.is_empty:
-            raise KafkaError(ErrorCode.non_empty_group, f"Group {group_id!r} has {len(group.members)} active member(s).")
+            raise KafkaError(ErrorCode.non_empty_group,
+                             f"Group {group_id!r} has {len(group.members)} active member(s).")
         self._drop(group)
 
     def _drop(self, group: Group) -> None:
@@ -263,7 +269,8 @@ class GroupCoordinator:
         if not group.is_empty and group.protocol_type != "consumer":
             raise KafkaError(ErrorCode.non_empty_group)
         subscribed = group.subscribed_topics()
-        results = {tp: ErrorCode.group_subscribed_to_topic if tp[0] in subscribed else ErrorCode.none for tp in partitions}
+        results = {tp: ErrorCode.group_subscribed_to_topic if tp[0] in subscribed else ErrorCode.none
+                   for tp in partitions}
         gone = [tp for tp, code in results.items() if code == ErrorCode.none and tp in group.offsets]
         for tp in gone:
             del group.offsets[tp]
@@ -291,7 +298,8 @@ class GroupCoordinator:
     @staticmethod
     def _expired(group: Group, tp: tuple[str, int], c: CommittedOffset, now: int, retention: int) -> bool:
         if group.is_empty:  # KIP-211: the clock starts when the group became empty
-            since = max(c.commit_timestamp_ms, group.state_timestamp_ms) if group.protocol_type else c.commit_timestamp_ms
+            since = max(c.commit_timestamp_ms,
+                        group.state_timestamp_ms) if group.protocol_type else c.commit_timestamp_ms
             return now - since >= retention
         if group.state is STABLE and group.protocol_type == "consumer":  # a topic the group stopped reading
             return tp[0] not in group.subscribed_topics() and now - c.commit_timestamp_ms >= retention

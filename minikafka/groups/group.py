@@ -107,7 +107,8 @@ class Group:
                              f"[{s.min_session_timeout_ms}, {s.max_session_timeout_ms}].")
         names = {name for name, _ in req.protocols}
         if not req.protocol_type or not names:
-            raise KafkaError(ErrorCode.inconsistent_group_protocol, "A member must name its protocol type and protocols.")
+            raise KafkaError(ErrorCode.inconsistent_group_protocol,
+                             "A member must name its protocol type and protocols.")
         if self.members and (req.protocol_type != self.protocol_type or not names & self.candidates()):
             raise KafkaError(ErrorCode.inconsistent_group_protocol,
                              f"Group {self.group_id!r} uses {self.protocol_type} with {sorted(self.candidates())}; "
@@ -152,6 +153,7 @@ class Group:
 
     def _replace_static(self, req: JoinRequest, now: float) -> asyncio.Future:
         """A static member is back (KIP-345): the new member id inherits the old one's place."""
+        assert req.group_instance_id is not None
         old = self.members.pop(self.static[req.group_instance_id])
         _settle(old.join_waiter, error=ErrorCode.fenced_instance_id)
         _settle(old.sync_waiter, error=ErrorCode.fenced_instance_id)
@@ -222,10 +224,10 @@ class Group:
         for m in self.members.values():
             choice = next(name for name, _ in m.protocols if name in candidates)
             votes[choice] = votes.get(choice, 0) + 1
-        return max(votes, key=votes.get) if votes else None
+        return max(votes, key=lambda name: votes[name]) if votes else None
 
     def _join_result(self, member: Member) -> JoinResult:
-        members = ()
+        members: tuple[tuple[str, str | None, bytes], ...] = ()
         if member.member_id == self.leader_id:
             members = tuple((m.member_id, m.group_instance_id, m.metadata(self.protocol_name))
                             for m in self.members.values())
@@ -239,8 +241,10 @@ class Group:
         member = self.member(member_id, instance_id)
         if generation_id != self.generation_id:
             raise KafkaError(ErrorCode.illegal_generation,
-                             f"Generation {generation_id} is stale; group {self.group_id!r} is at {self.generation_id}.")
-        if (protocol_type and protocol_type != self.protocol_type) or (protocol_name and protocol_name != self.protocol_name):
+                             f"Generation {generation_id} is stale; group {self.group_id!r} "
+                             f"is at {self.generation_id}.")
+        if ((protocol_type and protocol_type != self.protocol_type)
+                or (protocol_name and protocol_name != self.protocol_name)):
             raise KafkaError(ErrorCode.inconsistent_group_protocol)
         if self.state is PREPARING:
             raise KafkaError(ErrorCode.rebalance_in_progress)
@@ -301,7 +305,8 @@ class Group:
         member = self.member(member_id, instance_id)
         if generation_id != self.generation_id:
             raise KafkaError(ErrorCode.illegal_generation,
-                             f"Generation {generation_id} is stale; group {self.group_id!r} is at {self.generation_id}.")
+                             f"Generation {generation_id} is stale; group {self.group_id!r} "
+                             f"is at {self.generation_id}.")
         if self.state is COMPLETING:  # the member does not know its new partitions yet
             raise KafkaError(ErrorCode.rebalance_in_progress)
         member.touch(now)

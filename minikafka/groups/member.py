@@ -74,7 +74,7 @@ class Member:
                    req.session_timeout_ms, req.rebalance_timeout_ms, tuple(req.protocols))
 
     def metadata(self, protocol: str | None) -> bytes:
-        return dict(self.protocols).get(protocol, b"")
+        return dict(self.protocols).get(protocol or "", b"")
 
     def touch(self, now: float) -> None:
         """A sign of life: the session timeout starts again."""

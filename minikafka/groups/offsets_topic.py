@@ -35,10 +35,12 @@ class Entry:
     marker: int | None = None  # records.CONTROL_COMMIT / CONTROL_ABORT for control records
 
 
-def _batch(entries: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int, transactional: bool) -> bytes:
+def _batch(entries: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int,
+           transactional: bool) -> bytes:
     ts = now_ms()
     recs = [records.Record(i, ts, key, value) for i, (key, value) in enumerate(entries)]
-    return records.build_batch(recs, producer_id=producer_id, producer_epoch=producer_epoch, transactional=transactional)
+    return records.build_batch(recs, producer_id=producer_id, producer_epoch=producer_epoch,
+                               transactional=transactional)
 
 
 def _entries(batch) -> Iterator[Entry]:

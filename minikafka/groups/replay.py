@@ -53,7 +53,7 @@ def _apply(key: bytes, value: bytes | None, group_for, forget, now: float) -> No
             group_for(group_id).offsets[(topic, partition)] = offsets.parse_offset_value(value)
     elif kind == "group" and value is None:
         forget(fields[0])
-    elif kind == "group":
+    elif kind == "group" and value is not None:
         restore(group_for(fields[0]), offsets.parse_group_value(value), now)
 
 

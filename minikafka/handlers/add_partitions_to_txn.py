@@ -11,7 +11,8 @@ async def handle(ctx, request):
     topics = request.v3_and_below_topics
     wanted = [(t.name, p) for t in topics for p in t.partitions]
     try:
-        await _txn.coordinator(ctx).add_partitions(request.v3_and_below_transactional_id, request.v3_and_below_producer_id,
+        await _txn.coordinator(ctx).add_partitions(request.v3_and_below_transactional_id,
+                                                   request.v3_and_below_producer_id,
                                              request.v3_and_below_producer_epoch, wanted)
         code = ErrorCode.none
     except KafkaError as e:

@@ -77,7 +77,8 @@ class RequestDispatcher:
         if not api.supports(version):
             if api_key == codec.API_VERSIONS_KEY:
                 return unsupported_version_answer(correlation_id)
-            raise codec.MalformedRequest(f"{api.name} v{version} is not supported (range {api.min_version}-{api.max_version})")
+            raise codec.MalformedRequest(f"{api.name} v{version} is not supported "
+                                         f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
         request = _upgrade(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id)

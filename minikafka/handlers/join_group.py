@@ -27,7 +27,8 @@ def _join_request(ctx, request) -> JoinRequest:
 
 
 def _error(ctx, code: ErrorCode, member_id: str = ""):
-    return ctx.respond(error_code=code, generation_id=-1, protocol_type=None, protocol_name="" if ctx.api_version < 7 else None,
+    return ctx.respond(error_code=code, generation_id=-1, protocol_type=None,
+                       protocol_name="" if ctx.api_version < 7 else None,
                        leader="", member_id=member_id, members=())
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pathlib
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..clock import now_ms as clock_now_ms
 from ..config import BrokerConfig, TopicConfig, validate_topic_configs
@@ -102,18 +102,18 @@ class PartitionLog:
 
     def _recover(self) -> int:
         """Open the segment files; return the checkpointed log start offset (0 if none)."""
+        assert self.directory is not None, "an in-memory log has nothing to recover"
         self.directory.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(self.directory)
-        paths = sorted(
-            (p for p in self.directory.glob("*.log") if parse_base_offset(p) is not None),
-            key=parse_base_offset,
-        )
+        paths = sorted(p for p in self.directory.glob("*.log") if parse_base_offset(p) is not None)
+        paths.sort(key=lambda p: parse_base_offset(p) or 0)
         self.segments = [
             Segment.open(p, index_interval=self._index_interval, active=(p == paths[-1])) for p in paths
         ]
         return self._read_log_start_checkpoint()
 
     def _read_log_start_checkpoint(self) -> int:
+        assert self.directory is not None
         try:
             last_line = (self.directory / LOG_START_CHECKPOINT).read_text().split("\n")[2]
             return int(last_line.split()[-1])
@@ -134,7 +134,7 @@ class PartitionLog:
 
     def append(
         self,
-        batches: list[bytes | memoryview],
+        batches: Sequence[bytes | memoryview],
         *,
         append_time_ms: int | None = None,
         assign_offsets: bool = True,
@@ -247,7 +247,7 @@ class PartitionLog:
         if offset >= self.log_end_offset:
             return
         if offset < self.log_start_offset:
-            self._reset_to(offset)
+            self.reset_to(offset)
             return
         while len(self.segments) > 1 and self.active.base_offset >= offset:
             self.segments.pop().delete()
@@ -255,10 +255,10 @@ class PartitionLog:
         active.truncate(active.locate(offset), self._index_interval)
         self.log_end_offset = active.next_offset
         if self.log_end_offset < self.log_start_offset:
-            self._reset_to(offset)
+            self.reset_to(offset)
         self._high_watermark = min(self._high_watermark, self.log_end_offset)
 
-    def _reset_to(self, offset: int) -> None:
+    def reset_to(self, offset: int) -> None:
         """Empty the log and start it again at ``offset``."""
         self.log_start_offset = self.log_end_offset = self._high_watermark = offset
         self._checkpoint_log_start()  # first: a crash before the new segment exists restarts here

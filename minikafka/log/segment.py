@@ -201,7 +201,7 @@ class Segment:
 
     # -- writing -------------------------------------------------------------------------
 
-    def append(self, batch: bytes, header: BatchHeader, index_interval: int) -> None:
+    def append(self, batch: bytes | memoryview, header: BatchHeader, index_interval: int) -> None:
         position = self.store.size
         self.store.append(batch)
         self._track(header, position, index_interval)
@@ -325,6 +325,7 @@ class Segment:
     def _load_indexes(self, index_interval: int) -> bool:
         """Trust the index files if they fit the log; then scan only the part after the
         last offset index entry. False (metadata half-built) when a rebuild is needed."""
+        assert self.path is not None, "only file segments have index files"
         raw_offsets = read_if_exists(self.path.with_suffix(".index"))
         raw_times = read_if_exists(self.path.with_suffix(".timeindex"))
         if raw_offsets is None or raw_times is None:
@@ -334,9 +335,10 @@ class Segment:
         if offsets is None or times is None:
             return False
         self.offset_index, self.time_index = offsets, times
-        if times.last():
-            self.max_timestamp = times.last()[0]
-            self.offset_of_max_timestamp = self.base_offset + times.last()[1]
+        last = times.last()
+        if last:
+            self.max_timestamp = last[0]
+            self.offset_of_max_timestamp = self.base_offset + last[1]
         return self._scan_tail(offsets.last_position(), index_interval)
 
     def _scan_tail(self, start: int, index_interval: int) -> bool:

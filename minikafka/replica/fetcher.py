@@ -21,6 +21,8 @@ from typing import Mapping
 
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
+from ..log.errors import UnexpectedAppendOffset
+from ..records import BatchHeader
 from .partition import FollowerState, Partition
 from .peers import Peers
 
@@ -82,7 +84,10 @@ class ReplicaFetcher:
             pairs = self.followed()
             progressed = False
             for mine, leader in pairs:
-                progressed |= self.fetch_once(mine, leader)
+                try:
+                    progressed |= self.fetch_once(mine, leader)
+                except Exception:  # one partition's failure must not stop every other's replication
+                    log.exception("fetch of %s-%d from broker %d failed", mine.topic, mine.index, leader.node_id)
             if not progressed:
                 waiters = [leader.waiter() for _, leader in pairs]
                 await self._wait(waiters)
@@ -93,8 +98,7 @@ class ReplicaFetcher:
             mine.needs_truncation = False
         if mine.log_end_offset < leader.log_start_offset:
             # Retention removed what this follower lacks: restart its log at the leader's start.
-            mine.truncate_to(0)
-            mine.log.reset_start(leader.log_start_offset)
+            mine.restart_at(leader.log_start_offset)
         try:
             data, hw, _ = fetch_for_follower(leader, self.node_id, mine.log_end_offset, REPLICA_FETCH_MAX_BYTES)
         except KafkaError as e:
@@ -102,9 +106,28 @@ class ReplicaFetcher:
                 mine.needs_truncation = True
             return False
         if data:
-            mine.append_replicated(data)
+            self._append(mine, data, hw, leader.log_start_offset)
         mine.set_high_watermark(hw)
         return bool(data)
+
+    @staticmethod
+    def _append(mine: Partition, data: bytes, hw: int, leader_log_start: int) -> None:
+        """Append fetched batches; an empty log may start where the first batch begins.
+
+        After ``restart_at`` the follower's log is empty at the leader's log start, which
+        can fall inside a batch: the leader then sends the whole batch, starting below it.
+        As Kafka's follower does, the empty log starts again at the batch's base offset
+        and keeps the leader's log start offset.
+        """
+        try:
+            mine.append_replicated(data)
+        except UnexpectedAppendOffset:
+            if mine.log_end_offset != mine.log_start_offset:
+                raise
+            mine.restart_at(BatchHeader.parse(data).base_offset)
+            mine.append_replicated(data)
+            mine.set_high_watermark(hw)
+            mine.log.delete_records_before(min(leader_log_start, mine.high_watermark))
 
     @staticmethod
     async def _wait(waiters: list[asyncio.Future]) -> None:

@@ -169,7 +169,8 @@ class Partition:
         if not self.is_leader:
             return
         ends = [self.log_end_offset]
-        ends += [self.followers.setdefault(b, FollowerState()).log_end_offset for b in self.info.isr if b != self.node_id]
+        ends += [self.followers.setdefault(b,
+                                           FollowerState()).log_end_offset for b in self.info.isr if b != self.node_id]
         self.set_high_watermark(min(ends))
 
     def set_high_watermark(self, offset: int) -> None:
@@ -179,6 +180,11 @@ class Partition:
             self.notify()
         elif offset < self.log.high_watermark and not self.is_leader:
             self.log.high_watermark = offset
+
+    def restart_at(self, offset: int) -> None:
+        """Follower: empty the log and start it again at ``offset`` (the leader's log start)."""
+        self.log.reset_to(offset)
+        self._rebuild_state()
 
     def truncate_to(self, offset: int) -> None:
         if offset < self.log_end_offset:

@@ -84,6 +84,9 @@ class TransactionCoordinator:
             if header.is_control:
                 continue
             for r in records.iter_records(batch):
+                if r.key is None:
+                    log.warning("skipping a record without a key in %s-%d", TOPIC, part.index)
+                    continue
                 tid = txnlog.decode_key(r.key)
                 latest[tid] = None if r.value is None else txnlog.decode_value(tid, r.value)
         for tid, meta in latest.items():
@@ -104,7 +107,8 @@ class TransactionCoordinator:
             states.check(meta.state, state)
         meta.state, meta.last_update_ms = state, now_ms()
         part = self._state_partition(meta.transactional_id)
-        rec = records.Record(0, meta.last_update_ms, txnlog.encode_key(meta.transactional_id), txnlog.encode_value(meta))
+        rec = records.Record(0, meta.last_update_ms, txnlog.encode_key(meta.transactional_id),
+                             txnlog.encode_value(meta))
         await self._replicated(part, part.append_batches([records.build_batch([rec])]).last_offset + 1)
 
     async def _replicated(self, part: Partition, offset: int) -> None:

@@ -51,7 +51,8 @@ def test_message_too_large(bootstrap, topic_name):
 
 
 def test_message_too_large_honours_topic_setting(bootstrap, topic_name):
-    admin(bootstrap).create_topics([NewTopic(topic_name, 1, 1, config={"max.message.bytes": "2000"})])[topic_name].result(10)
+    admin(bootstrap).create_topics([NewTopic(topic_name, 1, 1,
+                                             config={"max.message.bytes": "2000"})])[topic_name].result(10)
     errors = []
     p = Producer({"bootstrap.servers": bootstrap})
     p.produce(topic_name, b"y" * 5000, on_delivery=lambda err, m: errors.append(err))

@@ -110,7 +110,7 @@ def test_three_combined_nodes_form_one_kraft_quorum(config):
     assert len({s["CLUSTER_ID"] for s in settings}) == 1
     assert not any("ZOOKEEPER" in key for s in settings for key in s)
     assert not any("zookeeper" in name for name in config["services"])
-    for (name, service), s in zip(nodes.values(), settings):
+    for (name, _service), s in zip(nodes.values(), settings):
         assert s["KAFKA_PROCESS_ROLES"] == "broker,controller", name
         assert s["KAFKA_CONTROLLER_QUORUM_VOTERS"] == settings[0]["KAFKA_CONTROLLER_QUORUM_VOTERS"]
     voters = dict(v.split("@") for v in settings[0]["KAFKA_CONTROLLER_QUORUM_VOTERS"].split(","))

@@ -60,7 +60,7 @@ class KafkaPythonMember(threading.Thread):
         # the metadata-triggered rejoin is never collected if poll() times out mid-join.
         # Knowing the topics before the first poll avoids that rejoin.
         for topic in topics:
-            wait_until(lambda: self.consumer.partitions_for_topic(topic), 15, f"metadata of {topic}")
+            wait_until(lambda t=topic: self.consumer.partitions_for_topic(t), 15, f"metadata of {topic}")
         self.commit_every, self.received, self.errors = commit_every, [], []
         self.batches = self.uncommitted = self.most_uncommitted = 0
         self._stop_event, self._lock = threading.Event(), threading.Lock()

@@ -54,7 +54,8 @@ class SteadyProducer(threading.Thread):
     def __init__(self, bootstrap: str, topic: str, partitions: int):
         super().__init__(daemon=True)
         from kafka import KafkaProducer
-        self.producer, self.topic, self.partitions = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=2), topic, partitions
+        self.producer, self.topic, self.partitions = KafkaProducer(bootstrap_servers=bootstrap,
+                                                                   linger_ms=2), topic, partitions
         self.sent: list[bytes] = []
         self._stop_event = threading.Event()
         self.start()

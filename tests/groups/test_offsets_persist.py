@@ -198,7 +198,8 @@ def test_coordinator_moves_with_its_partition_leader(make_cluster, topic_name):
     with RawClient(bootstrap) as client:  # FindCoordinator creates __consumer_offsets
         found = client.request(codec.make(codec.request_class(10, 3), key=group, key_type=0))
     coordinator_id = found.node_id
-    assert coordinator_id == cluster.metadata.topics["__consumer_offsets"].partitions[offsets.partition_for(group, 50)].leader
+    assert coordinator_id == cluster.metadata.topics["__consumer_offsets"].partitions[offsets.partition_for(group,
+                                                                                                            50)].leader
     produce(bootstrap, topic_name, 10, 1)
     member = KafkaPythonMember(bootstrap, group, [topic_name], commit_every=1)
     wait_until(lambda: len(member.values()) == 10, 30, "10 records")

@@ -36,7 +36,10 @@ def subscription(*topics: str) -> bytes:
     return out + struct.pack(">i", -1)
 
 
-def request(member_id="", instance=None, protocols=(("range", subscription("t")),), session_ms=10_000,
+RANGE_ON_T = (("range", subscription("t")),)
+
+
+def request(member_id="", instance=None, protocols=RANGE_ON_T, session_ms=10_000,
             rebalance_ms=30_000, v4=True, client="c") -> JoinRequest:
     return JoinRequest(member_id, instance, client, "127.0.0.1", session_ms, rebalance_ms, "consumer",
                        tuple(protocols), require_known_member_id=v4)

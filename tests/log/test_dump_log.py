@@ -60,7 +60,8 @@ def test_print_data_log_shows_every_record(tmp_path):
     assert records[0] == (
         "| offset: 0 CreateTime: 1000 keySize: 6 valueSize: 5 sequence: 0 headerKeys: [] key: user-1 payload: hello"
     )
-    assert records[1] == "| offset: 1 CreateTime: 1001 keySize: -1 valueSize: 5 sequence: 1 headerKeys: [trace] payload: world"
+    assert records[1] == ("| offset: 1 CreateTime: 1001 keySize: -1 valueSize: 5 sequence: 1 headerKeys: [trace] "
+                          "payload: world")
     assert records[2].endswith("key: k payload: " + "zip" * 40)  # decompressed
     assert records[3].endswith("endTxnMarker: ABORT coordinatorEpoch: 5")
 

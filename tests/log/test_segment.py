@@ -97,7 +97,7 @@ def test_scan_yields_every_sound_batch_before_a_corrupt_length():
     data = good + struct.pack(">qi", 4, 3) + b"\x00" * 50  # length 3 is impossible
     seen = []
     with pytest.raises(CorruptRecordError):
-        for position, batch in scan_batches(lambda p, n: data[p : p + n], len(data)):
+        for position, _batch in scan_batches(lambda p, n: data[p : p + n], len(data)):
             seen.append(position)
     assert seen == [0, len(make_batch(0, 2))]
 

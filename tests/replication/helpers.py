@@ -63,7 +63,8 @@ class AckedProducer:
     def _run(self):
         while not self._stop.is_set():
             try:
-                self.producer.produce(self.topic, b"m-%08d" % self.sent, str(self.sent % 31), on_delivery=self._on_delivery)
+                self.producer.produce(self.topic, b"m-%08d" % self.sent, str(self.sent % 31),
+                                      on_delivery=self._on_delivery)
                 self.sent += 1
             except BufferError:
                 pass

@@ -127,7 +127,7 @@ def test_no_acknowledged_record_is_lost_across_random_failovers(make_cluster):
             else:
                 cluster.start_broker(next(b for b in (1, 2, 3) if b not in live))
             seen = p.acked_count
-            wait_for(lambda: p.acked_count > seen + 50, timeout=5)
+            wait_for(lambda seen=seen: p.acked_count > seen + 50, timeout=5)
             steps += 1
             assert steps < 80, "too few leader changes happened"
         for b in (1, 2, 3):
@@ -166,3 +166,25 @@ def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(make_cluster
     cluster.stop_broker(follower)  # the ISR shrinks to the leader alone while the write waits
     p.flush(10)
     assert errors and errors[0] is not None and errors[0].code() == CKError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+
+
+def test_a_follower_behind_the_leaders_log_start_restarts_its_log_there(make_cluster):
+    """Records the follower missed were deleted on the leader while it was down: it must
+    start its log at the leader's log start offset and rejoin the ISR (the fetcher used
+    to die on this path, leaving the broker a follower that never fetched again)."""
+    cluster = make_cluster(brokers=2)
+    cluster.create_topic("ledger", partitions=1, replication_factor=2)
+    state = cluster.partition_state("ledger")
+    leader, follower = state["leader"], next(b for b in state["replicas"] if b != state["leader"])
+    cluster.stop_broker(follower)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "1"})
+    for i in range(50):
+        producer.produce("ledger", f"r{i}".encode())
+    assert producer.flush(30) == 0
+    part = cluster.broker(leader).local_replica("ledger", 0)
+    cluster.call(part.log.delete_records_before, 40)  # what DeleteRecords does
+    cluster.start_broker(follower)
+    caught_up = wait_for(lambda: cluster.partition_state("ledger")["isr"] == state["replicas"])
+    assert caught_up, "the follower never caught up"
+    copy = cluster.broker(follower).local_replica("ledger", 0)
+    assert (copy.log_start_offset, copy.log_end_offset) == (40, 50)
