@@ -254,10 +254,14 @@ class TransactionCoordinator:
             now = now_ms()
             for meta in list(self.txns.values()):
                 try:
-                    async with self._locks[meta.transactional_id]:
-                        await self._tick(meta, now)
+                    await self.tick(meta, now)
                 except KafkaError as e:
                     log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
+
+    async def tick(self, meta: TxnMetadata, now: int) -> None:
+        """The timer's step for one id, taken in turn with the id's requests."""
+        async with self._locks[meta.transactional_id]:
+            await self._tick(meta, now)
 
     async def _tick(self, meta: TxnMetadata, now: int) -> None:
         if self.txns.get(meta.transactional_id) is not meta:

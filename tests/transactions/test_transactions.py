@@ -155,3 +155,21 @@ def test_lost_acknowledgements_without_idempotence_duplicate(cluster, bootstrap)
     p.flush(30)
     stored = [v for _, _, v in read_topic(bootstrap, "payments-plain", 1, "read_uncommitted")]
     assert stored == [b"pay-once", b"pay-once"]
+
+
+def test_back_to_back_transactions_on_a_replicated_cluster_never_see_invalid_txn_state(make_cluster):
+    """A produce right after a commit used to meet INVALID_TXN_STATE under load: the
+    coordinator's timer completed the previous transaction a second time, clearing the
+    partitions the next one had just added."""
+    cluster = make_cluster(brokers=3)
+    cluster.create_topic("burst", partitions=3, replication_factor=3)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "transactional.id": "burst-tx",
+                         "linger.ms": 0})
+    producer.init_transactions(30)
+    for n in range(60):
+        producer.begin_transaction()
+        for p in range(3):
+            producer.produce("burst", f"{n}-{p}".encode(), partition=p)
+        producer.commit_transaction(30)  # raises KafkaException on INVALID_TXN_STATE
+    offsets = cluster.partition_offsets("burst")
+    assert [o["high_watermark"] for o in offsets] == [120, 120, 120]  # 60 records + 60 markers each
