@@ -53,8 +53,11 @@ def _read_all(slots, request) -> int:
 
 
 async def _wait_for_data(slots, seconds: float) -> None:
+    if seconds <= 0:
+        return
     waiters = [s.part.waiter() for s in slots if s.part is not None]
-    if not waiters or seconds <= 0:
+    if not waiters:  # nothing can arrive (no partitions): wait out max_wait without holding the loop
+        await asyncio.sleep(seconds)
         return
     done, pending = await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
     for fut in pending:

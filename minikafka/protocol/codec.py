@@ -26,6 +26,8 @@ from kio.serial import entity_reader, entity_writer
 from kio.static.constants import EntityType
 from kio.schema.errors import ErrorCode
 
+from . import bounds
+
 API_VERSIONS_KEY = 18
 _I16_I16_I32 = struct.Struct(">hhi")
 
@@ -126,8 +128,13 @@ def is_flexible(api_key: int, version: int) -> bool:
 def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHeader, Any]:
     """Decode header and body of a supported request; MalformedRequest on bad bytes."""
     header = parse_header(frame, is_flexible(api_key, version))
+    cls = request_class(api_key, version)
     try:
-        body, _size = entity_reader(request_class(api_key, version))(frame, header.body_offset)
+        bounds.check(frame, header.body_offset, cls)  # before kio allocates anything for it
+    except bounds.TooLong as e:
+        raise MalformedRequest(f"cannot decode {cls.__name__}: {e}") from None
+    try:
+        body, _size = entity_reader(cls)(frame, header.body_offset)
     except Exception as e:  # kio raises several types for bad input
         raise MalformedRequest(f"cannot decode {request_class(api_key, version).__name__}: {e}") from None
     return header, body
