@@ -19,6 +19,11 @@ def add_bootstrap(parser: argparse.ArgumentParser) -> None:
                         help=f"broker(s) to connect to (default: $KAFKA_BOOTSTRAP_SERVERS or {DEFAULT_BOOTSTRAP})")
 
 
+def _unreachable() -> set[int]:
+    from confluent_kafka import KafkaError
+    return {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT}
+
+
 def describe_client_error(exc: BaseException) -> str:
     """A sentence for an error raised by confluent-kafka or kafka-python."""
     err = exc.args[0] if exc.args else None
@@ -27,7 +32,7 @@ def describe_client_error(exc: BaseException) -> str:
         value, text = code(), err.str()
         if value >= 0:
             return f"{explain(value)} ({text})"
-        if value in (-195, -187, -185):  # transport failure, all brokers down, timed out
+        if value in _unreachable():
             return f"Cannot reach a broker: {text}. Is one running at the bootstrap address?"
         return text
     return str(exc) or type(exc).__name__
