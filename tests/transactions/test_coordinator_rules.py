@@ -56,7 +56,10 @@ def test_a_commit_meeting_the_timer_is_completed_once_and_the_next_transaction_i
         monkeypatch.setattr(Partition, "wait_for_replicas", slow_replication)
         meta = txns.txns["tid"]
         end = asyncio.create_task(txns.end_txn("tid", pid, epoch, commit=True))
-        await asyncio.sleep(0.01)  # EndTxn is now waiting for PREPARE_COMMIT to replicate
+        for _ in range(100):  # until EndTxn waits for PREPARE_COMMIT to replicate
+            if meta.state == TxnState.PREPARE_COMMIT:
+                break
+            await asyncio.sleep(0.001)
         assert meta.state == TxnState.PREPARE_COMMIT
         await asyncio.gather(end, txns.tick(meta, now_ms()))
         await txns.add_partitions("tid", pid, epoch, [("out", 0)])  # the next transaction begins at once
