@@ -39,6 +39,9 @@ def consume_and_commit(bootstrap: str, group: str, topic: str, count: int) -> No
     from kafka.structs import OffsetAndMetadata
     consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
                              auto_offset_reset="earliest")
+    # kafka-python 3.0.12 can miss its first assignment when topic metadata arrives during
+    # the first join (the range assignor sees no partitions); know the topic first.
+    wait_until(lambda: consumer.partitions_for_topic(topic), 15, f"metadata of {topic}")
     got = []
     wait_until(lambda: got.extend(r for rs in consumer.poll(500).values() for r in rs) or len(got) >= count, 30,
                f"{count} records")
