@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..errors import ErrorCode, KafkaError
 
@@ -24,14 +24,20 @@ class MemberIdRequired(KafkaError):
         self.member_id = member_id
 
 
-@dataclass(frozen=True)
-class JoinRequest:
+@dataclass
+class Membership:
+    """Who a member is and how long it may stay silent: what a JoinGroup says and a Member keeps."""
+
     member_id: str
     group_instance_id: str | None
     client_id: str
     client_host: str
     session_timeout_ms: int
     rebalance_timeout_ms: int
+
+
+@dataclass
+class JoinRequest(Membership):
     protocol_type: str
     protocols: tuple[tuple[str, bytes], ...]
     require_known_member_id: bool = True  # JoinGroup v4+
@@ -55,13 +61,7 @@ class SyncResult:
 
 
 @dataclass(eq=False)
-class Member:
-    member_id: str
-    group_instance_id: str | None
-    client_id: str
-    client_host: str
-    session_timeout_ms: int
-    rebalance_timeout_ms: int
+class Member(Membership):
     protocols: tuple[tuple[str, bytes], ...]
     assignment: bytes = b""
     session_deadline: float = 0.0
@@ -70,8 +70,8 @@ class Member:
 
     @classmethod
     def from_request(cls, member_id: str, req: JoinRequest) -> "Member":
-        return cls(member_id, req.group_instance_id, req.client_id, req.client_host,
-                   req.session_timeout_ms, req.rebalance_timeout_ms, tuple(req.protocols))
+        known = {f.name: getattr(req, f.name) for f in fields(Membership)}
+        return cls(**{**known, "member_id": member_id}, protocols=tuple(req.protocols))
 
     def metadata(self, protocol: str | None) -> bytes:
         return dict(self.protocols).get(protocol or "", b"")
