@@ -16,10 +16,10 @@ notebooks 12 and 13, ``tools`` the command-line tools shaped like Kafka's script
 """
 
 from . import checks, preflight
-from .clients import (PartitionOffsets, Record, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
+from .clients import (PartitionOffsets, Message, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
                       partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
-from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionInfo, cluster, requires_minikafka,
+from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_minikafka,
                      requires_real_kafka)
 from .errors import expect_error
 from .members import GroupMember, leave_all, wait_for_members
@@ -27,10 +27,9 @@ from .quiz import Question, quiz
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
-    "COMPOSE_SERVICES", "ENV_VAR", "AssignmentTimeline", "ClusterHandle", "GroupMember", "LagTimeline", "MinikafkaOnly",
-    "OffsetsView", "PartitionInfo", "PartitionOffsets", "Question", "Record", "admin", "bootstrap", "checks", "cluster",
-    "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all", "new_topic", "offsets",
-    "partitions_of", "preflight",
-    "produce_demo", "producer", "quiz", "requires_minikafka", "requires_real_kafka", "show_offsets", "wait_for_members",
-    "wait_until",
+    "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
+    "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
+    "checks", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
+    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz", "requires_minikafka",
+    "requires_real_kafka", "show_offsets", "wait_for_members", "wait_until",
 ]

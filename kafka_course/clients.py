@@ -23,7 +23,7 @@ _admins: dict[str, AdminClient] = {}
 
 
 @dataclass
-class Record:
+class Message:
     """One record as a consumer sees it (or as a producer's delivery report confirms it)."""
     topic: str
     partition: int
@@ -34,7 +34,7 @@ class Record:
     headers: list[tuple[str, bytes]] = field(default_factory=list)
 
     def __repr__(self) -> str:
-        return (f"Record(partition={self.partition}, offset={self.offset}, "
+        return (f"Message(partition={self.partition}, offset={self.offset}, "
                 f"key={_short(self.key)}, value={_short(self.value)})")
 
 
@@ -118,7 +118,7 @@ def producer(bootstrap: str | None = None, **config: Any) -> Producer:
 
 def produce_demo(topic: str, n: int = 100, *, key: Any = None, value: Any = None,
                  headers: dict[str, str] | None = None, bootstrap: str | None = None,
-                 progress: bool | None = None, timeout: float = 30, **config: Any) -> list[Record]:
+                 progress: bool | None = None, timeout: float = 30, **config: Any) -> list[Message]:
     """Send ``n`` records and return them as the broker stored them (partition, offset).
 
     ``key`` and ``value`` are constants or functions of the record number ``i``; strings
@@ -126,14 +126,14 @@ def produce_demo(topic: str, n: int = 100, *, key: Any = None, value: Any = None
     """
     key_of = key if callable(key) else (lambda i: key)
     value_of = value if callable(value) else (lambda i: f"message {i}" if value is None else value)
-    delivered: list[Record] = []
+    delivered: list[Message] = []
     errors: list[str] = []
 
     def on_delivery(err, msg):
         if err is not None:
             errors.append(str(err))
         else:
-            delivered.append(Record(msg.topic(), msg.partition(), msg.offset(), msg.key(), msg.value(),
+            delivered.append(Message(msg.topic(), msg.partition(), msg.offset(), msg.key(), msg.value(),
                                     msg.timestamp()[1], list(msg.headers() or [])))
 
     p = producer(bootstrap, linger_ms=5, **config)
@@ -173,7 +173,7 @@ def offsets(topic: str, *, bootstrap: str | None = None, timeout: float = 10) ->
 
 
 def consume_all(topic: str, *, bootstrap: str | None = None, timeout: float = 10,
-                progress: bool | None = None) -> list[Record]:
+                progress: bool | None = None) -> list[Message]:
     """Read every record the topic holds right now, partition by partition.
 
     It reads from each partition's log start offset up to the high watermark seen when
@@ -187,7 +187,7 @@ def consume_all(topic: str, *, bootstrap: str | None = None, timeout: float = 10
     consumer = KafkaConsumer(bootstrap_servers=bootstrap or current_bootstrap(), group_id=None,
                              enable_auto_commit=False, auto_offset_reset="earliest")
     wanted = {KTopicPartition(topic, o.partition): o for o in ends if o.records > 0}
-    out: list[Record] = []
+    out: list[Message] = []
     bar = tqdm(total=sum(o.records for o in ends), desc=f"reading {topic}", leave=False) \
         if (progress or (progress is None and sum(o.records for o in ends) >= 2000)) else None
     try:
@@ -199,7 +199,7 @@ def consume_all(topic: str, *, bootstrap: str | None = None, timeout: float = 10
             for tp, batch in consumer.poll(timeout_ms=200, max_records=5000).items():
                 end = wanted[tp].high_watermark if tp in wanted else -1
                 fresh = [r for r in batch if r.offset < end]
-                out += [Record(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp, list(r.headers or []))
+                out += [Message(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp, list(r.headers or []))
                         for r in fresh]
                 if bar:
                     bar.update(len(fresh))

@@ -56,7 +56,7 @@ def requires_real_kafka(what: str = "This cell") -> bool:
 
 
 @dataclass(frozen=True)
-class PartitionInfo:
+class PartitionState:
     """One partition as the Admin API describes it."""
     partition: int
     leader: int  # -1 while the partition has no leader
@@ -96,11 +96,11 @@ class ClusterHandle:
         metadata = admin(self.bootstrap_servers).list_topics(timeout=10)
         return {b.id: f"{b.host}:{b.port}" for b in sorted(metadata.brokers.values(), key=lambda b: b.id)}
 
-    def topology(self, topic: str) -> list[PartitionInfo]:
+    def topology(self, topic: str) -> list[PartitionState]:
         """Leader, replicas and ISR of each partition, as the Admin API reports them."""
         metadata = admin(self.bootstrap_servers).list_topics(topic, timeout=10)
         partitions = metadata.topics[topic].partitions.values()
-        return [PartitionInfo(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
+        return [PartitionState(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
                 for p in sorted(partitions, key=lambda p: p.id)]
 
     def log_sizes(self, topic: str) -> dict[int, int]:
@@ -177,7 +177,7 @@ def compose(command: str, service: str, timeout: float = 120) -> None:
         raise RuntimeError(f"`{' '.join(args)}` failed: {done.stderr.strip()}")
 
 
-def _sizes_from_log_dirs(responses: list[dict], topic: str, topology: list[PartitionInfo]) -> dict[int, int]:
+def _sizes_from_log_dirs(responses: list[dict], topic: str, topology: list[PartitionState]) -> dict[int, int]:
     """Pick each partition's size on its leader out of kafka-python's DescribeLogDirs answer."""
     leaders = {p.partition: p.leader for p in topology}
     sizes = dict.fromkeys(leaders, 0)
