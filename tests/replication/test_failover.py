@@ -162,7 +162,15 @@ def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(make_cluster
     p = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "retries": 0,
                   "enable.idempotence": False, "linger.ms": 0})
     p.produce("audit", b"in doubt", on_delivery=lambda err, m: errors.append(err))
-    p.poll(0.3)
+    leader = state["leader"]
+
+    def on_leader() -> bool:
+        p.poll(0)  # serve the producer's callbacks while waiting
+        return cluster.partition_state("audit")["log_end_offsets"].get(leader) == 1
+
+    reached = wait_for(on_leader)
+    assert reached, "the write never reached the leader"
+    assert not errors, "the write was answered before the follower could stop"
     cluster.stop_broker(follower)  # the ISR shrinks to the leader alone while the write waits
     p.flush(10)
     assert errors and errors[0] is not None and errors[0].code() == CKError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
