@@ -11,6 +11,8 @@ coordinator later.
 
 from __future__ import annotations
 
+import logging
+import struct
 from typing import Callable, Iterable
 
 from .. import records
@@ -18,6 +20,8 @@ from . import offsets
 from .group import Group
 from .member import Member
 from .states import EMPTY, STABLE
+
+log = logging.getLogger("minikafka.groups")
 
 PendingTxnOffsets = dict[int, list]  # producer id -> [(group, topic, partition, CommittedOffset)]
 
@@ -30,12 +34,36 @@ def replay(entries: Iterable, group_for: Callable[[str], Group], forget: Callabl
         if entry.marker is not None:
             done = pending.pop(entry.producer_id, [])
             for key, value in done if entry.marker == records.CONTROL_COMMIT else []:
-                _apply(key, value, group_for, forget, now)
+                _apply_or_skip(key, value, group_for, forget, now)
         elif entry.transactional:
             pending.setdefault(entry.producer_id, []).append((entry.key, entry.value))
         elif entry.key is not None:
-            _apply(entry.key, entry.value, group_for, forget, now)
-    return {pid: [_txn_offset(k, v) for k, v in kv] for pid, kv in pending.items()}
+            _apply_or_skip(entry.key, entry.value, group_for, forget, now)
+    out: PendingTxnOffsets = {}
+    for pid, kv in pending.items():
+        for key, value in kv:
+            try:
+                out.setdefault(pid, []).append(_txn_offset(key, value))
+            except UNREADABLE as e:
+                _skip(key, e)
+    return out
+
+
+# What a damaged or foreign record raises while being parsed.
+UNREADABLE = (struct.error, ValueError, UnicodeDecodeError, IndexError, TypeError)
+
+
+def _apply_or_skip(key: bytes, value: bytes | None, group_for, forget, now: float) -> None:
+    """A record that cannot be read is logged and skipped: one bad record must not keep
+    a coordinator (and so the broker) from loading every other group."""
+    try:
+        _apply(key, value, group_for, forget, now)
+    except UNREADABLE as e:
+        _skip(key, e)
+
+
+def _skip(key: bytes, error: Exception) -> None:
+    log.warning("skipping an unreadable record in %s (key %r): %s", offsets.TOPIC, key[:40], error)
 
 
 def _txn_offset(key: bytes, value: bytes) -> tuple:

@@ -7,10 +7,13 @@ it are deleted from disk. Offset -1 means "up to the high watermark".
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..metadata import INTERNAL_TOPICS
 
 
 def _delete(ctx, topic: str, p):
     try:
+        if topic in INTERNAL_TOPICS:  # it would erase committed offsets or transaction states
+            raise KafkaError(ErrorCode.invalid_topic_exception, f"Cannot delete records of internal topic {topic}.")
         part = ctx.broker.leader_replica(topic, p.partition_index)
         offset = part.high_watermark if p.offset == -1 else p.offset
         if offset < 0 or offset > part.high_watermark:

@@ -13,6 +13,7 @@ import datetime
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
+from ..metadata import INTERNAL_TOPICS
 from ..transactions.verification import verify_write
 
 _UTC = datetime.timezone.utc
@@ -44,6 +45,8 @@ async def _produce_one(ctx, request, topic: str, data):
     try:
         if data.records is None:
             raise KafkaError(ErrorCode.corrupt_message, "The produce request carried no records.")
+        if topic in INTERNAL_TOPICS:  # only the coordinators write there, never a client
+            raise KafkaError(ErrorCode.invalid_topic_exception, f"Cannot append to internal topic {topic}.")
         part = broker.leader_replica(topic, data.index)
         if request.acks == -1:
             part.check_min_insync()
