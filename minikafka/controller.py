@@ -58,10 +58,11 @@ class Controller:
     def _set_leader(self, topic: str, info: PartitionInfo, leader: int) -> None:
         info.leader = leader
         info.leader_epoch += 1
-        self.metadata.save()
         self._publish(topic, info)
 
     def _publish(self, topic: str, info: PartitionInfo) -> None:
+        """Record the partition's new state in the metadata log and tell the brokers."""
+        self.metadata.partition_changed(topic, info)
         self.peers.publish(topic, info)
 
     def preferred_election(self, topic: str, info: PartitionInfo) -> None:
@@ -74,14 +75,12 @@ class Controller:
         if broker_id in info.isr and len(info.isr) > 1:
             info.isr = [b for b in info.isr if b != broker_id]
             log.info("ISR of %s-%d shrank to %s (broker %d fell behind)", topic, info.index, info.isr, broker_id)
-            self.metadata.save()
             self._publish(topic, info)
 
     def expand_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
         if broker_id not in info.isr and self.live(broker_id):
             info.isr = [b for b in info.replicas if b in info.isr or b == broker_id]
             log.info("ISR of %s-%d grew to %s (broker %d caught up)", topic, info.index, info.isr, broker_id)
-            self.metadata.save()
             self._publish(topic, info)
             self.preferred_election(topic, info)
 
@@ -102,7 +101,6 @@ class Controller:
                 self.elect_leader(topic, info, exclude=(broker_id,))
             else:
                 self._publish(topic, info)
-        self.metadata.save()
 
     def broker_joined(self, broker_id: int) -> None:
         """Offline partitions whose in-sync replica returned get a leader again."""

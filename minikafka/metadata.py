@@ -1,26 +1,33 @@
 """Cluster metadata: which topics exist, their partitions, replicas, leaders and ISR.
 
 In Apache Kafka this is the KRaft metadata log kept by the controller. Here it is one
-object shared by the brokers of a ``Cluster`` (they run in one process), saved as a
-JSON file in the data directory so topics, their ids and their settings survive a
-restart. Topic rules live here too: legal names, the ``.``/``_`` collision, replica
-placement.
+object shared by the brokers of a ``Cluster`` (they run in one process), kept in the
+data directory the way KRaft keeps it: a snapshot (``cluster-metadata.json``) plus a log
+of changes since (``cluster-metadata.log``, one JSON record per line: a topic, a
+partition's leader and ISR, a removed topic, a block of producer ids). A change costs
+one short line, whatever the size of the cluster; when the log outgrows the snapshot a
+new snapshot is written and the log starts again. Topic rules live here too: legal
+names, the ``.``/``_`` collision, replica placement.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO
 
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
 from .errors import ErrorCode, KafkaError
 
 MAX_TOPIC_NAME = 249
-_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+_LEGAL = re.compile(r"[a-zA-Z0-9._-]+")  # used with fullmatch: "$" would allow a final "\n"
+log = logging.getLogger("minikafka.metadata")
+
 PRODUCER_ID_BLOCK = 1000
 MAX_PARTITIONS = 10_000  # a guard against typos and fuzzers, far above any course need
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
@@ -47,6 +54,12 @@ class TopicInfo:
         return self.name in INTERNAL_TOPICS
 
 
+def _topic_from_dict(t: dict) -> TopicInfo:
+    fields = dict(t)
+    parts = [PartitionInfo(**p) for p in fields.pop("partitions")]
+    return TopicInfo(partitions=parts, **fields)
+
+
 def check_topic_name(name: str) -> None:
     """Raise INVALID_TOPIC_EXCEPTION with the reason a name is not allowed."""
     if not name:
@@ -56,7 +69,7 @@ def check_topic_name(name: str) -> None:
     if len(name) > MAX_TOPIC_NAME:
         raise KafkaError(ErrorCode.invalid_topic_exception,
                          f"Topic name is {len(name)} characters long; the limit is {MAX_TOPIC_NAME}.")
-    if not _LEGAL.match(name):
+    if not _LEGAL.fullmatch(name):
         raise KafkaError(ErrorCode.invalid_topic_exception,
                          f"Topic name {name!r} has characters other than letters, digits, '.', '_' and '-'.")
 
@@ -71,40 +84,114 @@ class ClusterMetadata:
 
     def __init__(self, config: BrokerConfig, path: Path | None = None):
         self.config = config
-        self.path = path
+        self.path = path  # the snapshot; the change log sits next to it
         self.cluster_id = "minikafka-" + uuid.uuid4().hex[:12]
         self.controller_id = -1
         self.topics: dict[str, TopicInfo] = {}
+        self._collisions: dict[str, str] = {}  # collision_key(name) -> name
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
         self.producer_id_block_end = 0  # ids below this were handed out before a restart
         self._next_producer_id = 0
+        self._journal: IO[str] | None = None
+        self._journal_bytes = self._snapshot_bytes = 0
         if path and path.exists():
             self._load()
 
-    # -- persistence ------------------------------------------------------
+    # -- persistence: a snapshot and the log of changes since ------------------------------
+    @property
+    def journal_path(self) -> Path | None:
+        return self.path.with_suffix(".log") if self.path else None
+
     def _load(self) -> None:
-        assert self.path is not None
-        data = json.loads(self.path.read_text())
+        assert self.path is not None and self.journal_path is not None
+        text = self.path.read_text()
+        self._snapshot_bytes = len(text)
+        data = json.loads(text)
         self.cluster_id = data["cluster_id"]
-        self.producer_id_block_end = self._next_producer_id = data.get("producer_id_block_end", 0)
+        self.producer_id_block_end = data.get("producer_id_block_end", 0)
         for t in data["topics"]:
-            parts = [PartitionInfo(**p) for p in t.pop("partitions")]
-            self.topics[t["name"]] = TopicInfo(partitions=parts, **t)
+            self._put_topic(_topic_from_dict(t))
+        if self.journal_path.exists():
+            text = self.journal_path.read_text()
+            whole = text.rfind("\n") + 1
+            if whole < len(text):  # a write cut short by a crash: cut it off, as Kafka truncates a torn log
+                log.warning("%s ends in a partial record; truncating it", self.journal_path)
+                os.truncate(self.journal_path, len(text[:whole].encode()))
+            for number, line in enumerate(text[:whole].splitlines(), 1):
+                self._journal_bytes += len(line) + 1
+                try:
+                    self._replay(json.loads(line))
+                except (ValueError, KeyError, TypeError) as e:
+                    log.warning("%s line %d is unreadable (%s); ignoring it", self.journal_path, number, e)
+        self._next_producer_id = self.producer_id_block_end
+
+    def _replay(self, rec: dict) -> None:
+        kind = rec["type"]
+        if kind == "topic":
+            self._put_topic(_topic_from_dict(rec["topic"]))
+        elif kind == "partition":
+            topic = self.topics.get(rec["topic"])
+            info = PartitionInfo(**rec["partition"])
+            if topic is not None and info.index < len(topic.partitions):
+                topic.partitions[info.index] = info
+        elif kind == "remove_topic":
+            self._drop_topic(rec["name"])
+        elif kind == "producer_ids":
+            self.producer_id_block_end = rec["block_end"]
+        else:
+            raise ValueError(f"unknown record type {kind!r}")
+
+    def _append(self, rec: dict) -> None:
+        if not self.path:
+            return
+        line = json.dumps(rec, separators=(",", ":")) + "\n"
+        if self._journal is None:
+            assert self.journal_path is not None
+            if not self.path.exists():
+                self.save()
+            self._journal = self.journal_path.open("a")
+        self._journal.write(line)
+        self._journal.flush()
+        self._journal_bytes += len(line)
+        if self._journal_bytes > max(1 << 20, 2 * self._snapshot_bytes):
+            self.save()
 
     def save(self) -> None:
+        """Write a whole snapshot and start an empty change log (a crash between the two
+        replays changes the snapshot already holds: each record sets a whole state)."""
         if not self.path:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
                 "topics": [asdict(t) for t in self.topics.values()]}
+        text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
+        tmp.write_text(text)
         os.replace(tmp, self.path)
+        self._snapshot_bytes = len(text)
+        if self._journal is not None:
+            self._journal.close()
+        assert self.journal_path is not None
+        self._journal = self.journal_path.open("w")
+        self._journal_bytes = 0
+
+    def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def topic_changed(self, topic: TopicInfo) -> None:
+        """Record a topic's whole description (created, grown, or its settings altered)."""
+        self._append({"type": "topic", "topic": asdict(topic)})
+
+    def partition_changed(self, topic: str, info: PartitionInfo) -> None:
+        """Record one partition's leader, epoch and ISR."""
+        self._append({"type": "partition", "topic": topic, "partition": asdict(info)})
 
     def next_producer_id(self) -> int:
         """A producer id never handed out before, even across restarts (ids are saved in blocks)."""
         if self._next_producer_id >= self.producer_id_block_end:
             self.producer_id_block_end = self._next_producer_id + PRODUCER_ID_BLOCK
-            self.save()
+            self._append({"type": "producer_ids", "block_end": self.producer_id_block_end})
         self._next_producer_id += 1
         return self._next_producer_id - 1
 
@@ -118,10 +205,10 @@ class ClusterMetadata:
         check_topic_name(name)
         if name in self.topics:
             raise KafkaError(ErrorCode.topic_already_exists, f"Topic {name!r} already exists.")
-        clash = [t for t in self.topics if collision_key(t) == collision_key(name)]
-        if clash:
+        clash = self._collisions.get(collision_key(name))
+        if clash is not None:
             raise KafkaError(ErrorCode.invalid_topic_exception,
-                             f"Topic {name!r} collides with existing topic {clash[0]!r}: "
+                             f"Topic {name!r} collides with existing topic {clash!r}: "
                              "'.' and '_' are treated alike.")
         try:
             overrides = validate_topic_configs(configs or {})
@@ -154,7 +241,7 @@ class ClusterMetadata:
             out.append(PartitionInfo(i, replicas, replicas[0], list(replicas)))
         return out
 
-    def _check_assignment(self, assignment: dict[int, list[int]]) -> list[PartitionInfo]:
+    def _check_assignment(self, assignment: dict[int, list[int]], first_index: int = 0) -> list[PartitionInfo]:
         out = []
         for index in sorted(assignment):
             replicas = list(assignment[index])
@@ -162,17 +249,52 @@ class ClusterMetadata:
                 raise KafkaError(ErrorCode.invalid_replica_assignment,
                                  f"Partition {index}: replicas {replicas} must be distinct live brokers.")
             out.append(PartitionInfo(index, replicas, replicas[0], list(replicas)))
-        if [p.index for p in out] != list(range(len(out))):
+        if [p.index for p in out] != list(range(first_index, first_index + len(out))):
             raise KafkaError(ErrorCode.invalid_replica_assignment, "Partition numbers must run 0..N-1.")
         return out
 
-    def add_topic(self, topic: TopicInfo) -> None:
+    def assigned_partitions(self, assignments: list[list[int]], have: int, total: int,
+                            replication_factor: int) -> list[PartitionInfo]:
+        """CreatePartitions with explicit replicas: one list per new partition, each as long
+        as the topic's replication factor, of distinct live brokers."""
+        if len(assignments) != total - have:
+            raise KafkaError(ErrorCode.invalid_replica_assignment,
+                             f"{total - have} partitions are being added but {len(assignments)} "
+                             "replica assignments were given.")
+        if total > MAX_PARTITIONS:
+            raise KafkaError(ErrorCode.invalid_partitions,
+                             f"A topic may have at most {MAX_PARTITIONS} partitions here, not {total}.")
+        out = []
+        for index, replicas in enumerate(assignments, have):
+            if len(replicas) != replication_factor:
+                raise KafkaError(ErrorCode.invalid_replica_assignment,
+                                 f"Partition {index}: {len(replicas)} replicas given; the topic's "
+                                 f"replication factor is {replication_factor}.")
+            out += self._check_assignment({index: replicas}, first_index=index)
+        return out
+
+    def _put_topic(self, topic: TopicInfo) -> None:
+        old = self.topics.get(topic.name)
+        if old is not None and old.topic_id != topic.topic_id:
+            self._drop_topic(topic.name)
         self.topics[topic.name] = topic
-        self.save()
+        self._collisions[collision_key(topic.name)] = topic.name
+
+    def _drop_topic(self, name: str) -> TopicInfo | None:
+        topic = self.topics.pop(name, None)
+        if topic is not None:
+            self._collisions.pop(collision_key(name), None)
+        return topic
+
+    def add_topic(self, topic: TopicInfo) -> None:
+        self._put_topic(topic)
+        self.topic_changed(topic)
 
     def remove_topic(self, name: str) -> TopicInfo:
-        topic = self.topics.pop(name)
-        self.save()
+        topic = self._drop_topic(name)
+        if topic is None:
+            raise KeyError(name)
+        self._append({"type": "remove_topic", "name": name})
         return topic
 
     def topic_by_id(self, topic_id: str) -> TopicInfo | None:

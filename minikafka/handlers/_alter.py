@@ -25,7 +25,7 @@ def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only
             if not validate_only:
                 topic.overrides.clear()
                 topic.overrides.update(parsed)
-                broker.metadata.save()
+                broker.metadata.topic_changed(topic)
         elif resource_type == BROKER:
             for key, value in new_overrides.items():
                 if not validate_only:
