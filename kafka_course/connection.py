@@ -24,6 +24,13 @@ _embedded: dict[tuple, Cluster] = {}  # one embedded cluster per shape asked for
 _current: str | None = None  # the address the last bootstrap() call returned
 
 
+# Where the embedded minikafka departs from Kafka's defaults, and why. Kafka waits
+# group.initial.rebalance.delay.ms (3 s) for more members before a new group's first
+# rebalance; in a notebook every first join would pay it, and without it each newcomer's
+# rebalance is visible, which is what the consumer-group notebook shows.
+TEACHING_DEFAULTS = {"group.initial.rebalance.delay.ms": 0}
+
+
 def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[str, Any] | None = None) -> str:
     """The bootstrap address to give Kafka clients (see the module docstring for the order).
 
@@ -37,7 +44,7 @@ def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[s
         return servers
     key = (brokers, tuple(sorted((config or {}).items())))
     if key not in _embedded:
-        embedded = Cluster(brokers=brokers, config=dict(config or {})).start()
+        embedded = Cluster(brokers=brokers, config={**TEACHING_DEFAULTS, **dict(config or {})}).start()
         _embedded[key] = embedded
         plural = "broker" if brokers == 1 else "brokers"
         print(f"Started an embedded minikafka ({brokers} {plural}) at {embedded.bootstrap_servers}. "

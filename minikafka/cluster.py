@@ -30,8 +30,14 @@ log = logging.getLogger("minikafka")
 
 class Cluster:
     def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
-                 config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False):
+                 config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False,
+                 first_node_id: int = 1):
+        if isinstance(brokers, bool) or not isinstance(brokers, int) or brokers < 1:
+            raise ValueError(f"a cluster needs at least one broker, not {brokers!r}")
+        if isinstance(first_node_id, bool) or not isinstance(first_node_id, int) or first_node_id < 0:
+            raise ValueError(f"broker ids start at 0 or more, not {first_node_id!r}")
         self.broker_count = brokers
+        self.node_ids = tuple(range(first_node_id, first_node_id + brokers))
         self.host, self.first_port = host, port
         self.config = BrokerConfig(config or {})
         self.in_memory = in_memory
@@ -92,11 +98,11 @@ class Cluster:
         self.metadata = ClusterMetadata(self.config, meta_path)
         self.brokers.clear()
         self.controller = Controller(self.metadata, self.peers)
-        for i in range(1, self.broker_count + 1):
-            await self._start_broker(i)
+        for node_id in self.node_ids:
+            await self._start_broker(node_id)
 
     async def _start_broker(self, node_id: int) -> Broker:
-        port = self.ports.get(node_id) or (self.first_port + node_id - 1 if self.first_port else 0)
+        port = self.ports.get(node_id) or (self.first_port + self.node_ids.index(node_id) if self.first_port else 0)
         broker_dir = None
         if self.data_dir:
             broker_dir = self.data_dir if self.broker_count == 1 else self.data_dir / f"broker-{node_id}"
@@ -136,6 +142,8 @@ class Cluster:
             await self.listeners.pop(node_id).stop()
             await self.brokers.pop(node_id).close()
             self.metadata.brokers.pop(node_id, None)
+        if self.metadata is not None:
+            self.metadata.close()
 
     # -- calling into the loop -----------------------------------------------------
     def run(self, coro) -> Any:
@@ -173,16 +181,26 @@ class Cluster:
         return self._thread is not None
 
     @property
+    def _id_range(self) -> str:
+        return f"{self.node_ids[0]}..{self.node_ids[-1]}"
+
+    @property
     def controller_id(self) -> int:
         return self.metadata.controller_id
 
-    def broker(self, node_id: int = 1) -> Broker:
+    def broker(self, node_id: int | None = None) -> Broker:
+        """A running broker (the first one by default)."""
+        node_id = self.node_ids[0] if node_id is None else node_id
+        if node_id not in self.brokers:
+            state = "is not running" if node_id in self.node_ids else "does not exist"
+            raise ValueError(f"broker {node_id} {state} (this cluster has brokers {self._id_range})")
         return self.brokers[node_id]
 
-    def faults(self, node_id: int = 1) -> Faults:
+    def faults(self, node_id: int | None = None) -> Faults:
         """The fault-injection handle of one broker (see ``minikafka.faults.Faults``)."""
+        node_id = self.node_ids[0] if node_id is None else node_id
         if node_id not in self.dispatchers:
-            raise ValueError(f"this cluster has no broker {node_id} (brokers 1..{self.broker_count})")
+            raise ValueError(f"this cluster has no broker {node_id} (brokers {self._id_range})")
         return self.dispatchers[node_id].faults
 
     def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
@@ -217,8 +235,8 @@ class Cluster:
         """Start a stopped broker on its old port and data; it catches up and rejoins the ISR."""
         if node_id in self.brokers:
             return
-        if not 1 <= node_id <= self.broker_count:
-            raise ValueError(f"this cluster has brokers 1..{self.broker_count}")
+        if node_id not in self.node_ids:
+            raise ValueError(f"this cluster has brokers {self._id_range}")
         self.run(self._start_broker(node_id))
 
     def slow_broker(self, node_id: int, delay_ms: int) -> None:

@@ -49,7 +49,7 @@ class Setting:
         except (TypeError, ValueError):
             raise ConfigError(f"{self.name} must be {self.kind_phrase}, not {value!r}") from None
         if self.choices:
-            for item in str(out).split(","):
+            for item in (x for x in str(out).split(",") if x or self.kind != "list"):
                 if item not in self.choices:
                     raise ConfigError(f"{self.name} must be one of {', '.join(self.choices)}, not {item!r}")
         return out
@@ -67,7 +67,8 @@ class ConfigError(ValueError):
 _DAY_MS = 24 * 3600 * 1000
 
 BROKER_SETTINGS: tuple[Setting, ...] = (
-    Setting("broker.id", "int", 1, "This broker's id in the cluster."),
+    Setting("broker.id", "int", 1, "This broker's id in the cluster (minikafka serve: the first broker's id)."),
+    Setting("node.id", "int", 1, "The KRaft name of broker.id."),
     Setting("num.partitions", "int", 1, "Partitions of an auto-created topic or of a CreateTopics request that gives -1."),
     Setting("default.replication.factor", "int", 1, "Replication factor of auto-created topics."),
     Setting("auto.create.topics.enable", "bool", True, "Create a topic when a client asks for its metadata or produces to it."),
@@ -89,7 +90,7 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("replica.lag.time.max.ms", "long", 30_000, "A follower that has not caught up for this long leaves the ISR."),
     Setting("compression.type", "string", "producer", "Batches are kept as the producer compressed them.", "compression.type",
             ("producer", "none", "gzip", "snappy", "lz4", "zstd", "uncompressed")),
-    Setting("group.initial.rebalance.delay.ms", "int", 0, "Wait this long for more members before the first rebalance of an empty group."),
+    Setting("group.initial.rebalance.delay.ms", "int", 3000, "Wait this long for more members before the first rebalance of an empty group."),
     Setting("group.min.session.timeout.ms", "int", 1000, "Smallest session timeout a member may ask for."),
     Setting("group.max.session.timeout.ms", "int", 1_800_000, "Largest session timeout a member may ask for."),
     Setting("offsets.retention.minutes", "int", 7 * 24 * 60, "Committed offsets of an empty group expire after this."),
@@ -101,9 +102,35 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
 
 _BROKER = {s.name: s for s in BROKER_SETTINGS}
 
+_LONG_MAX = 2**63 - 1
+_NO_EFFECT = " Kept and described; minikafka gives it no effect."
+
+# Every other topic setting Kafka accepts, so a configuration written for Kafka works here.
 TOPIC_ONLY_SETTINGS: tuple[Setting, ...] = (
-    Setting("max.compaction.lag.ms", "long", 2**63 - 1, "Longest a record may stay uncompacted."),
-    Setting("message.timestamp.difference.max.ms", "long", 2**63 - 1, "Largest allowed difference between a record's timestamp and the broker's clock."),
+    Setting("max.compaction.lag.ms", "long", _LONG_MAX, "Longest a record may stay uncompacted."),
+    Setting("message.timestamp.difference.max.ms", "long", _LONG_MAX,
+            "Largest allowed difference between a record's timestamp and the broker's clock."),
+    Setting("message.timestamp.before.max.ms", "long", _LONG_MAX,
+            "How far in the past a record's timestamp may be." + _NO_EFFECT),
+    Setting("message.timestamp.after.max.ms", "long", _LONG_MAX,
+            "How far in the future a record's timestamp may be." + _NO_EFFECT),
+    Setting("compression.gzip.level", "int", -1, "gzip level when the broker recompresses." + _NO_EFFECT),
+    Setting("compression.lz4.level", "int", 9, "lz4 level when the broker recompresses." + _NO_EFFECT),
+    Setting("compression.zstd.level", "int", 3, "zstd level when the broker recompresses." + _NO_EFFECT),
+    Setting("file.delete.delay.ms", "long", 60_000, "Wait before deleting a removed segment's file." + _NO_EFFECT),
+    Setting("flush.messages", "long", _LONG_MAX, "fsync after this many records (the OS flushes otherwise)." + _NO_EFFECT),
+    Setting("flush.ms", "long", _LONG_MAX, "fsync after this long." + _NO_EFFECT),
+    Setting("follower.replication.throttled.replicas", "list", "", "Replicas whose follower traffic is throttled." + _NO_EFFECT),
+    Setting("leader.replication.throttled.replicas", "list", "", "Replicas whose leader traffic is throttled." + _NO_EFFECT),
+    Setting("local.retention.bytes", "long", -2, "Local bytes kept with tiered storage (-2: retention.bytes)." + _NO_EFFECT),
+    Setting("local.retention.ms", "long", -2, "Local time kept with tiered storage (-2: retention.ms)." + _NO_EFFECT),
+    Setting("message.downconversion.enable", "bool", True, "Convert batches for old consumers." + _NO_EFFECT),
+    Setting("preallocate", "bool", False, "Preallocate a new segment's file." + _NO_EFFECT),
+    Setting("remote.storage.enable", "bool", False, "Tiered storage for this topic." + _NO_EFFECT),
+    Setting("remote.log.copy.disable", "bool", False, "Stop copying segments to tiered storage." + _NO_EFFECT),
+    Setting("remote.log.delete.on.disable", "bool", False, "Delete tiered segments when tiering is disabled." + _NO_EFFECT),
+    Setting("segment.index.bytes", "int", 10 * MiB, "Largest size of a segment's offset index." + _NO_EFFECT),
+    Setting("segment.jitter.ms", "long", 0, "Random time taken off segment.ms to spread rolls." + _NO_EFFECT),
 )
 
 

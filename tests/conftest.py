@@ -20,6 +20,9 @@ def make_cluster(tmp_path):
     started = []
 
     def factory(**kwargs):
+        # Kafka waits 3 s for more members before a new group's first rebalance; tests that
+        # are not about that delay skip it (tests/groups/test_states.py sets it explicitly).
+        kwargs["config"] = {"group.initial.rebalance.delay.ms": 0, **(kwargs.get("config") or {})}
         kwargs.setdefault("data_dir", None if kwargs.get("in_memory") else tmp_path / f"data-{len(started)}")
         cluster = Cluster(**kwargs).start()
         started.append(cluster)

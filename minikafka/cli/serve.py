@@ -28,16 +28,30 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _first_node_id(settings: dict) -> int:
+    """``node.id`` (KRaft) or ``broker.id`` (ZooKeeper days) names the first broker; more
+    brokers (--brokers) take the ids after it."""
+    given = {k: settings.pop(k) for k in ("node.id", "broker.id") if k in settings}
+    try:
+        ids = {int(v) for v in given.values()}
+    except ValueError:
+        raise ConfigError(f"node.id must be a whole number, not {given}") from None
+    if len(ids) > 1:
+        raise ConfigError(f"node.id and broker.id disagree: {given}")
+    return ids.pop() if ids else 1
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = read_properties(args.properties) if args.properties else {}
     settings.update(parse_pairs(args.config, "--config"))
     try:
+        first_id = _first_node_id(settings)
         cluster = Cluster(args.brokers, None if args.in_memory else args.data_dir, args.port, settings,
-                          host=args.host, in_memory=args.in_memory)
+                          host=args.host, in_memory=args.in_memory, first_node_id=first_id)
         cluster.start()
-    except ConfigError as e:
+    except (ConfigError, ValueError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
@@ -45,7 +59,9 @@ def main(argv: list[str]) -> int:
               f"Is another broker running? Try --port 0 or another port.", file=sys.stderr)
         return 2
     where = "in memory" if args.in_memory else f"data in {args.data_dir}"
-    print(f"minikafka: {args.brokers} broker(s) listening on {cluster.bootstrap_servers} ({where}). Ctrl-C stops.",
+    ids = ", ".join(map(str, cluster.node_ids))
+    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {cluster.bootstrap_servers} ({where}). "
+          "Ctrl-C stops.",
           flush=True)
     cluster.serve_forever()
     return 0

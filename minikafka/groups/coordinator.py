@@ -9,11 +9,10 @@ topic, rebuilds both by replaying the topic when it becomes leader, and runs the
 session and rebalance deadlines, and ``offsets.retention.minutes`` (offsets of a
 group that has been empty that long are deleted with tombstones, KIP-211).
 
-``group.initial.rebalance.delay.ms`` defaults to 0 here, not Kafka's 3000: the delay
-only saves rebalances when several consumers start within it, and in a course or a
-test every first join of every group would pay 3 s. With 0, the first consumer gets its
-partitions at once and each newcomer causes one visible rebalance (a teaching point);
-set 3000 to see Kafka's production behaviour.
+``group.initial.rebalance.delay.ms`` is Kafka's 3000: a new group waits that long for
+more members before its first rebalance. The course's embedded cluster sets 0 (see
+``kafka_course.connection.TEACHING_DEFAULTS``), so the first consumer gets its partitions
+at once and each newcomer causes one visible rebalance.
 
 Transactional offset commits (KIP-98) stay pending per producer until the transaction
 coordinator writes the commit or abort marker and calls ``complete_transaction``.

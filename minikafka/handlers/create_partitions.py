@@ -11,7 +11,8 @@ from ..errors import ErrorCode, KafkaError
 
 def _grow(ctx, t, validate_only: bool):
     try:
-        ctx.broker.add_partitions(t.name, t.count, validate_only)
+        assignments = None if t.assignments is None else [list(a.broker_ids) for a in t.assignments]
+        ctx.broker.add_partitions(t.name, t.count, validate_only, assignments)
         code, message = ErrorCode.none, None
     except KafkaError as e:
         code, message = e.code, e.message

@@ -80,6 +80,29 @@ def test_serve_starts_and_answers(tmp_path):
     assert proc.returncode is not None
 
 
+def test_serve_takes_its_broker_id_from_node_id(tmp_path):
+    from confluent_kafka.admin import AdminClient
+    proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", "--port", "0", "--in-memory",
+                             "--brokers", "2", "--config", "node.id=5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        line = proc.stdout.readline()
+        assert "(id 5, 6)" in line, line
+        address = line.split("listening on ")[1].split()[0]
+        brokers = AdminClient({"bootstrap.servers": address}).list_topics(timeout=10).brokers
+        assert sorted(brokers) == [5, 6]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_refuses_disagreeing_ids(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "minikafka.cli.main", "serve", "--port", "0", "--in-memory",
+                        "--config", "node.id=2", "--config", "broker.id=3"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 2 and "disagree" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_serve_reports_a_busy_port(cluster):
     port = cluster.bootstrap_servers.split(":")[1]
     started = time.monotonic()

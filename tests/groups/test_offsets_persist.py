@@ -51,7 +51,8 @@ def test_offset_records_use_kafkas_layout():
 
 # -- the coordinator on an in-memory topic ------------------------------------------------------
 def coordinator(topic: MemoryOffsetsTopic, **config) -> GroupCoordinator:
-    return GroupCoordinator(1, BrokerConfig(config), topic, clock=lambda: 0.0)
+    settings = {"group.initial.rebalance.delay.ms": 0, **config}  # the clock stands still here
+    return GroupCoordinator(1, BrokerConfig(settings), topic, clock=lambda: 0.0)
 
 
 def join_request(member_id: str = "") -> JoinRequest:
