@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 import pathlib
+import resource
+import threading
+from collections import OrderedDict
 
 
 class MemoryStore:
@@ -55,24 +58,90 @@ class MemoryStore:
         self._buf = bytearray()
 
 
-class FileStore:
-    """Segment bytes in a ``.log`` file, kept open for appends and preads."""
+class OpenFiles:
+    """The segment files a process keeps open, at most ``limit`` at once.
 
-    def __init__(self, path: pathlib.Path):
+    Kafka keeps one descriptor per segment and asks operators to raise ``ulimit -n``;
+    a laptop's default (often 1024) would stop a broker at a thousand partitions. Here
+    the least recently used file is closed when the limit is reached and reopened when
+    it is next read or written, so partitions are bounded by disk, not descriptors.
+    """
+
+    def __init__(self, limit: int | None = None):
+        self.limit = limit or default_limit()
+        self._open: OrderedDict[FileStore, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def fd(self, store: "FileStore") -> int:
+        with self._lock:
+            fd = self._open.get(store)
+            if fd is not None:
+                self._open.move_to_end(store)
+                return fd
+            while len(self._open) >= self.limit:
+                _, old = self._open.popitem(last=False)
+                os.close(old)
+            # Only the first open may create the file: a store whose file was deleted must
+            # fail, not bring back an empty segment.
+            create = 0 if store.opened else os.O_CREAT
+            fd = os.open(store.path, os.O_RDWR | os.O_APPEND | create, 0o644)
+            store.opened = True
+            self._open[store] = fd
+            return fd
+
+    def close(self, store: "FileStore") -> None:
+        with self._lock:
+            fd = self._open.pop(store, None)
+            if fd is not None:
+                os.close(fd)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+
+def default_limit() -> int:
+    """Half the process's descriptor limit, leaving the rest to sockets and index files."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 4096
+    return max(16, min(4096, soft // 2))
+
+
+OPEN_FILES = OpenFiles()
+
+
+class FileStore:
+    """Segment bytes in a ``.log`` file, opened on demand through ``OPEN_FILES``."""
+
+    def __init__(self, path: pathlib.Path, files: OpenFiles | None = None):
         self.path = path
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self.opened = False
+        self._files = OPEN_FILES if files is None else files
         self._size = os.fstat(self._fd).st_size
+
+    @property
+    def _fd(self) -> int:
+        return self._files.fd(self)
 
     @property
     def size(self) -> int:
         return self._size
 
     def append(self, data: bytes | memoryview) -> None:
+        """Append all of ``data`` or nothing: a write the disk refuses halfway (full,
+        over quota, too large) is cut off again, so the file ends at a whole batch."""
         view = memoryview(data)
-        while view:  # a regular file rarely writes short, but it is allowed to
-            written = os.write(self._fd, view)
-            self._size += written
-            view = view[written:]
+        fd, before = self._fd, self._size
+        try:
+            while view:  # a regular file rarely writes short, but it is allowed to
+                written = os.write(fd, view)
+                self._size += written
+                view = view[written:]
+        except OSError:
+            if self._size != before:
+                os.ftruncate(fd, before)
+                self._size = before
+            raise
 
     def read(self, pos: int, n: int) -> bytes:
         return os.pread(self._fd, n, pos)
@@ -84,8 +153,7 @@ class FileStore:
     def replace(self, data: bytes) -> None:
         """Swap in new contents atomically: a crash leaves either the old or the new file."""
         write_atomically(self.path, data)
-        os.close(self._fd)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+        self._files.close(self)  # the next use opens the new file
         self._size = len(data)
 
     def mtime_ms(self) -> int:
@@ -95,9 +163,7 @@ class FileStore:
         os.fsync(self._fd)
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._files.close(self)
 
     def delete(self) -> None:
         self.close()
