@@ -10,6 +10,7 @@ verified with its coordinator first (KIP-890).
 from __future__ import annotations
 
 import datetime
+import logging
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
@@ -17,6 +18,7 @@ from ..metadata import INTERNAL_TOPICS
 from ..transactions.verification import verify_write
 
 _UTC = datetime.timezone.utc
+log = logging.getLogger("minikafka.produce")
 
 
 def _append_time(ms: int):
@@ -58,6 +60,10 @@ async def _produce_one(ctx, request, topic: str, data):
             await part.wait_for_replicas(info.last_offset + 1, request.timeout)
     except records.CorruptRecordError as e:
         return _failed(ctx, data.index, ErrorCode.corrupt_message, str(e))
+    except OSError as e:  # the disk refused the write (full, over quota): nothing was stored
+        log.error("cannot write %s-%d to disk: %s", topic, data.index, e)
+        return _failed(ctx, data.index, ErrorCode.kafka_storage_error,
+                       f"The broker could not write to its log directory: {e.strerror or e}.")
     except KafkaError as e:
         return _failed(ctx, data.index, e.code, e.message)
     return ctx.make("PartitionProduceResponse", index=data.index, error_code=ErrorCode.none,

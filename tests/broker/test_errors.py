@@ -145,3 +145,50 @@ def test_unsupported_version_of_another_api_closes_only_that_connection(bootstra
             raw.recv_frame()
     from kafka import KafkaAdminClient
     assert "x" not in KafkaAdminClient(bootstrap_servers=bootstrap).list_topics()
+
+
+def test_a_full_disk_answers_kafka_storage_error_and_loses_nothing(tmp_path):
+    """The disk refuses writes past a size (RLIMIT_FSIZE stands in for a full disk: the
+    write fails with EFBIG as it would with ENOSPC). Produce gets KAFKA_STORAGE_ERROR,
+    the connection stays open, and every acknowledged record is still readable."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from confluent_kafka import Consumer
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", "--port", "0", "--data-dir",
+                             str(tmp_path), "--log-level", "CRITICAL"], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=small_disk)
+    try:
+        address = proc.stdout.readline().split("listening on ")[1].split()[0]
+        client = AdminClient({"bootstrap.servers": address})
+        client.create_topics([NewTopic("full", 1, 1)])["full"].result(30)
+        acked, errors = [], []
+        p = Producer({"bootstrap.servers": address, "linger.ms": 0, "retries": 0, "acks": "all"})
+        for i in range(40):
+            p.produce("full", value=b"%04d" % i + b"x" * 9_996,
+                      on_delivery=lambda err, m: acked.append(m.value()[:4]) if err is None else errors.append(err))
+            p.flush(10)
+        assert acked and errors, (len(acked), len(errors))
+        assert {e.code() for e in errors} == {CKError.KAFKA_STORAGE_ERROR}
+        assert proc.poll() is None  # the broker is still running
+        c = Consumer({"bootstrap.servers": address, "group.id": "check", "auto.offset.reset": "earliest"})
+        c.subscribe(["full"])
+        got = []
+        for _ in range(100):
+            msg = c.poll(0.2)
+            if msg is not None and msg.error() is None:
+                got.append(msg.value()[:4])
+            if len(got) >= len(acked):
+                break
+        c.close()
+        assert got == acked  # all acknowledged, in order, nothing half-written
+    finally:
+        proc.terminate()
+        proc.wait(10)
