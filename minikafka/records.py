@@ -190,27 +190,64 @@ def _read_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
     return bytes(buf[pos : pos + n]), pos + n
 
 
-def decompress(codec: int, data: bytes) -> bytes:
+# The most bytes a batch's records may take once decompressed. A producer builds batches
+# from at most batch.size (librdkafka: 1 MB) of uncompressed records, so real batches stay
+# far below this; a "decompression bomb" (a few KB of zstd that expand to a gigabyte) is
+# refused here instead of growing the broker, the log cleaner or dump-log to gigabytes.
+MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024
+
+
+class DecompressedTooLarge(CorruptRecordError):
+    """A compressed batch expands past the limit."""
+
+
+def decompress(codec: int, data: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
+    """The batch body uncompressed, never more than ``limit`` bytes of memory for it."""
     if codec == COMPRESSION_NONE:
         return data
     import cramjam  # imported lazily: the hot path never decompresses
 
-    if codec == COMPRESSION_GZIP:
-        return bytes(cramjam.gzip.decompress(data))
     if codec == COMPRESSION_SNAPPY:
         if data[:8] == b"\x82SNAPPY\x00":  # xerial framing used by the Java client
             out, pos = bytearray(), 16
-            while pos < len(data):
+            while pos + 4 <= len(data):
                 (n,) = struct.unpack_from(">i", data, pos)
-                out += cramjam.snappy.decompress_raw(data[pos + 4 : pos + 4 + n])
+                out += _snappy_block(cramjam, data[pos + 4 : pos + 4 + n], limit - len(out))
                 pos += 4 + n
             return bytes(out)
-        return bytes(cramjam.snappy.decompress_raw(data))
-    if codec == COMPRESSION_LZ4:
-        return bytes(cramjam.lz4.decompress(data))
-    if codec == COMPRESSION_ZSTD:
-        return bytes(cramjam.zstd.decompress(data))
-    raise CorruptRecordError(f"unknown compression codec {codec}")
+        return _snappy_block(cramjam, data, limit)
+    module = {COMPRESSION_GZIP: cramjam.gzip, COMPRESSION_LZ4: cramjam.lz4, COMPRESSION_ZSTD: cramjam.zstd}.get(codec)
+    if module is None:
+        raise CorruptRecordError(f"unknown compression codec {codec}")
+    # Decompress into a buffer that doubles until the data fits or the limit is reached:
+    # the memory is bounded, and the work is at most twice a single pass.
+    size = min(limit, max(64 * 1024, 4 * len(data)))
+    while True:
+        out = bytearray(size + 1)  # one byte more than allowed: a full buffer means "too small"
+        try:
+            n = module.decompress_into(data, out)
+        except cramjam.DecompressionError as e:
+            if "whole buffer" not in str(e):
+                raise CorruptRecordError(f"{COMPRESSION_NAMES[codec]} data is corrupt: {e}") from None
+            n = len(out)
+        if n <= size:
+            return bytes(out[:n])
+        if size >= limit:
+            raise DecompressedTooLarge(f"{COMPRESSION_NAMES[codec]} batch expands to more than {limit:,} bytes")
+        size = min(limit, size * 2)
+
+
+def _snappy_block(cramjam, block: bytes, limit: int) -> bytes:
+    try:
+        size = cramjam.snappy.decompress_raw_len(block)
+    except cramjam.DecompressionError as e:
+        raise CorruptRecordError(f"snappy data is corrupt: {e}") from None
+    if size > limit:
+        raise DecompressedTooLarge(f"snappy batch expands to more than {max(limit, 0):,} bytes")
+    try:
+        return bytes(cramjam.snappy.decompress_raw(block))
+    except cramjam.DecompressionError as e:
+        raise CorruptRecordError(f"snappy data is corrupt: {e}") from None
 
 
 def iter_records(batch: bytes | memoryview) -> Iterator[Record]:

@@ -15,6 +15,7 @@ import logging
 from .. import records
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
+from ..replica.partition import InvalidRecords
 from ..transactions.verification import verify_write
 
 _UTC = datetime.timezone.utc
@@ -25,9 +26,11 @@ def _append_time(ms: int):
     return None if ms < 0 else datetime.datetime.fromtimestamp(ms / 1000, _UTC)
 
 
-def _failed(ctx, index: int, code: ErrorCode, message: str | None = None):
+def _failed(ctx, index: int, code: ErrorCode, message: str | None = None, record_errors=()):
+    per_record = tuple(ctx.make("BatchIndexAndErrorMessage", batch_index=i, batch_index_error_message=m)
+                       for i, m in record_errors) if ctx.has("BatchIndexAndErrorMessage") else ()
     return ctx.make("PartitionProduceResponse", index=index, error_code=code, base_offset=-1, log_append_time=None,
-                    log_start_offset=-1, record_errors=(), error_message=message)
+                    log_start_offset=-1, record_errors=per_record, error_message=message)
 
 
 def _respond(ctx, request, answer):
@@ -64,6 +67,8 @@ async def _produce_one(ctx, request, topic: str, data):
         log.error("cannot write %s-%d to disk: %s", topic, data.index, e)
         return _failed(ctx, data.index, ErrorCode.kafka_storage_error,
                        f"The broker could not write to its log directory: {e.strerror or e}.")
+    except InvalidRecords as e:
+        return _failed(ctx, data.index, e.code, e.message, e.record_errors)
     except KafkaError as e:
         return _failed(ctx, data.index, e.code, e.message)
     return ctx.make("PartitionProduceResponse", index=data.index, error_code=ErrorCode.none,

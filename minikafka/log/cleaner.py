@@ -18,10 +18,13 @@ committed value (simpler than Kafka, which also removes aborted data).
 
 from __future__ import annotations
 
+import logging
 from typing import Sequence
 
-from ..records import BatchHeader, Record, build_batch, iter_records
+from ..records import BatchHeader, CorruptRecordError, Record, build_batch, iter_records
 from .segment import Segment, with_log_append_time
+
+log = logging.getLogger("minikafka.log.cleaner")
 
 
 def retention_prefix(
@@ -104,13 +107,23 @@ def _compactable(header: BatchHeader) -> bool:
     return not (header.is_control or header.is_transactional)
 
 
+def _records_or_none(header: BatchHeader, batch) -> list[Record] | None:
+    """The batch's records, or None (kept as it is, uncleaned) when they cannot be read:
+    damaged bytes or a batch that would decompress past the bound."""
+    try:
+        return list(iter_records(batch))
+    except CorruptRecordError as e:
+        log.warning("not compacting the batch at offset %d: %s", header.base_offset, e)
+        return None
+
+
 def _offset_map(segments: list[Segment]) -> dict[bytes, int]:
     """The newest offset of every key in the part being cleaned (Kafka's "offset map")."""
     latest: dict[bytes, int] = {}
     for segment in segments:
         for _, header, batch in segment.iter_batches():
             if _compactable(header):
-                for record in iter_records(batch):
+                for record in _records_or_none(header, batch) or ():
                     if record.key is not None:
                         latest[record.key] = record.offset
     return latest
@@ -120,9 +133,9 @@ def _clean_batch(
     header: BatchHeader, batch: bytes, latest: dict[bytes, int], tombstone_horizon: int
 ) -> tuple[bytes | None, int]:
     """The batch to keep in place of ``batch`` (None: nothing survives) and how many records went."""
-    if not _compactable(header):
+    records = _records_or_none(header, batch) if _compactable(header) else None
+    if records is None:
         return batch, 0
-    records = list(iter_records(batch))
     if header.timestamp_type == 1:  # LogAppendTime: the batch's time is every record's time
         for record in records:
             record.timestamp = header.max_timestamp

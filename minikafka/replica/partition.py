@@ -29,6 +29,14 @@ from .epochs import LeaderEpochCache
 from .producer_state import Duplicate, ProducerStateTable
 
 
+class InvalidRecords(KafkaError):
+    """INVALID_RECORD with the records at fault (Produce v8+ reports them one by one)."""
+
+    def __init__(self, message: str, record_errors: list[tuple[int, str]]):
+        super().__init__(ErrorCode.invalid_record, message)
+        self.record_errors = record_errors
+
+
 @dataclass(frozen=True, slots=True)
 class AppendInfo:
     base_offset: int
@@ -119,7 +127,24 @@ class Partition:
                                  f"Record batch of {len(batch)} bytes exceeds max.message.bytes={limit}.")
             if header.is_control:
                 raise KafkaError(ErrorCode.invalid_record, "Clients may not write control records.")
+            if header.compression != records.COMPRESSION_NONE or self.config.compacted:
+                self._check_records(batch)
         return checked
+
+    def _check_records(self, batch) -> None:
+        """Look inside the batch, as Kafka's log validator does: compressed records must
+        decompress (within a bound) and parse, and a compacted topic needs a key on each."""
+        try:
+            recs = list(records.iter_records(batch))
+        except records.DecompressedTooLarge as e:
+            raise KafkaError(ErrorCode.message_too_large, f"Record batch refused: {e}.") from None
+        except records.CorruptRecordError as e:
+            raise KafkaError(ErrorCode.corrupt_message, f"Record batch refused: {e}.") from None
+        if self.config.compacted:
+            keyless = [i for i, r in enumerate(recs) if r.key is None]
+            if keyless:
+                message = f"Compacted topic {self.topic} cannot accept a record without a key."
+                raise InvalidRecords(message, [(i, message) for i in keyless])
 
     def append_produced(self, data: bytes) -> AppendInfo:
         """Append a producer's records as leader; de-duplicates retried idempotent batches."""
