@@ -112,7 +112,9 @@ class Cluster:
         old = self.dispatchers.get(node_id)
         if old is not None:
             dispatcher.faults = old.faults  # injected faults outlive a restart, as in librdkafka's mock
-        listener = Listener(dispatcher.handle_frame, self.host, port)
+        listener = Listener(dispatcher.handle_frame, self.host, port, idle_ms=self.config["connections.max.idle.ms"],
+                            max_connections=self.config["max.connections"],
+                            max_per_ip=self.config["max.connections.per.ip"])
         await listener.start()
         self.dispatchers[node_id] = dispatcher
         self.ports[node_id] = listener.port  # a restarted broker comes back where clients knew it

@@ -69,6 +69,9 @@ _DAY_MS = 24 * 3600 * 1000
 BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("broker.id", "int", 1, "This broker's id in the cluster (minikafka serve: the first broker's id)."),
     Setting("node.id", "int", 1, "The KRaft name of broker.id."),
+    Setting("connections.max.idle.ms", "long", 600_000, "Close a connection that has sent nothing for this long."),
+    Setting("max.connections", "int", 2**31 - 1, "Most connections the broker keeps open; more are closed at once."),
+    Setting("max.connections.per.ip", "int", 2**31 - 1, "Most connections from one address; more are closed at once."),
     Setting("num.partitions", "int", 1, "Partitions of an auto-created topic or of a CreateTopics request that gives -1."),
     Setting("default.replication.factor", "int", 1, "Replication factor of auto-created topics."),
     Setting("auto.create.topics.enable", "bool", True, "Create a topic when a client asks for its metadata or produces to it."),

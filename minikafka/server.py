@@ -26,24 +26,59 @@ _ids = itertools.count(1)
 FrameHandler = Callable[[bytes, str, int], Awaitable["bytes | None"]]  # (frame, client host, connection id)
 
 
-class Listener:
-    """Accepts connections for one broker and serves them until stopped."""
+UNLIMITED = 2**31 - 1
 
-    def __init__(self, handle_frame: FrameHandler, host: str = "127.0.0.1", port: int = 0):
+
+class Listener:
+    """Accepts connections for one broker and serves them until stopped.
+
+    Kafka's connection limits apply: a connection that sends nothing for
+    ``connections.max.idle.ms`` is closed; past ``max.connections`` (all clients) or
+    ``max.connections.per.ip`` (one address) a new connection is closed at once (Kafka's
+    acceptor waits for a free slot instead; the client sees a refused connection either way
+    and retries).
+    """
+
+    def __init__(self, handle_frame: FrameHandler, host: str = "127.0.0.1", port: int = 0, *,
+                 idle_ms: int = 600_000, max_connections: int = UNLIMITED, max_per_ip: int = UNLIMITED):
         self.handle_frame, self.host, self.port = handle_frame, host, port
+        self.idle_ms, self.max_connections, self.max_per_ip = idle_ms, max_connections, max_per_ip
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._writers: dict[asyncio.StreamWriter, str] = {}  # open connections and their client address
+        self._last_active: dict[asyncio.StreamWriter, float] = {}
+        self._sweeper: asyncio.Task | None = None
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
                                                   limit=1 << 20)
         self.port = self._server.sockets[0].getsockname()[1]
+        if self.idle_ms >= 0:
+            self._sweeper = asyncio.get_running_loop().create_task(self._close_idle())
+
+    async def _close_idle(self) -> None:
+        """Close connections silent for longer than connections.max.idle.ms."""
+        loop = asyncio.get_running_loop()
+        every = min(max(self.idle_ms / 4000, 0.05), 30.0)
+        while True:
+            await asyncio.sleep(every)
+            deadline = loop.time() - self.idle_ms / 1000
+            for writer, last in list(self._last_active.items()):
+                if last < deadline:
+                    log.info("closing connection from %s: idle for more than connections.max.idle.ms=%d",
+                             self._writers.get(writer, "?"), self.idle_ms)
+                    self._last_active.pop(writer, None)
+                    writer.transport.abort()
+
+    def connection_count(self, host: str | None = None) -> int:
+        return len(self._writers) if host is None else sum(1 for h in self._writers.values() if h == host)
 
     async def stop(self, abrupt: bool = False) -> None:
         """Stop accepting and close every connection (``abrupt``: reset, no goodbye)."""
         if self._server:
             self._server.close()
+        if self._sweeper:
+            self._sweeper.cancel()
         for writer in list(self._writers):
             if abrupt:
                 writer.transport.abort()
@@ -55,13 +90,19 @@ class Listener:
             await self._server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        if self.connection_count() >= self.max_connections or self.connection_count(peer[0]) >= self.max_per_ip:
+            which = "max.connections" if self.connection_count() >= self.max_connections else "max.connections.per.ip"
+            log.warning("refusing a connection from %s: %s reached", peer[0], which)
+            writer.transport.abort()
+            return
         task = asyncio.current_task()
         self._connections.add(task)
-        self._writers.add(writer)
+        self._writers[writer] = peer[0]
+        self._last_active[writer] = asyncio.get_running_loop().time()
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        peer = writer.get_extra_info("peername") or ("?", 0)
         conn_id = next(_ids)
         try:
             await self._loop(reader, writer, peer[0], conn_id)
@@ -77,16 +118,20 @@ class Listener:
             log.exception("closing connection %d from %s:%s after an internal error", conn_id, peer[0], peer[1])
         finally:
             self._connections.discard(task)
-            self._writers.discard(writer)
+            self._writers.pop(writer, None)
+            self._last_active.pop(writer, None)
             writer.close()
 
     async def _loop(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, conn_id: int) -> None:
+        loop, active = asyncio.get_running_loop(), self._last_active
         while True:
             (size,) = struct.unpack(">i", await reader.readexactly(4))
             if size < 8 or size > MAX_REQUEST_BYTES:
                 raise MalformedRequest(f"frame size {size} is outside 8..{MAX_REQUEST_BYTES}")
-            frame = await reader.readexactly(size)
+            frame = await reader.readexactly(size)  # a frame that never ends counts as idle
+            active.pop(writer, None)  # busy (a Fetch may wait long), not idle, until the answer is out
             response = await self.handle_frame(frame, host, conn_id)
+            active[writer] = loop.time()
             if response is not None:
                 writer.write(response)
                 if writer.transport.get_write_buffer_size() > 1 << 22:
