@@ -50,7 +50,9 @@ def _field(buf: bytes, pos: int, field: dataclasses.Field, kind: FieldClass, opt
     if kind.is_array:
         count, pos = _count(buf, pos, flexible)
         if count < 0:
-            return pos  # a null array
+            if not optional:  # kio would hand the handler None where the schema promises a list
+                raise TooLong(f"{field.name} is null but the schema does not allow null")
+            return pos
         element = kind.type_
         if dataclasses.is_dataclass(element):
             for _ in range(count):
@@ -84,6 +86,8 @@ def _primitive(buf: bytes, pos: int, schema_type: str, flexible: bool, optional:
     if size < 0:
         if size != -1:
             raise TooLong(f"negative length {size}")
+        if not optional:
+            raise TooLong(f"a null {schema_type} where the schema does not allow null")
         return pos
     return _skip(buf, pos, size)
 
