@@ -37,6 +37,8 @@ log = logging.getLogger("minikafka.broker")
 MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 
+CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
+
 class Broker:
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | None):
@@ -48,10 +50,26 @@ class Broker:
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
         self._tasks: list[asyncio.Task] = []
+        self._unclean_start = False
 
     # -- lifecycle ------------------------------------------------------------
     def load(self) -> None:
-        """Open the local replicas of every known topic (recovering their logs)."""
+        """Open the local replicas of every known topic (recovering their logs).
+
+        As in Kafka, a clean shutdown leaves a ``.kafka_cleanshutdown`` marker. Without it
+        (a crash, a kill) every segment is checked batch by batch, CRC included, and a log
+        is cut at its first bad batch, later segments deleted with it: what follows a hole
+        cannot be trusted (a follower refetches it from its leader). After a clean shutdown
+        only the active segment is scanned; a byte flipped later in an old segment is found
+        by the consumers, which check each batch's CRC.
+        """
+        if self.data_dir is not None:
+            marker = self.data_dir / CLEAN_SHUTDOWN
+            has_logs = any(p.is_dir() for p in self.data_dir.iterdir())
+            self._unclean_start = has_logs and not marker.exists()
+            if self._unclean_start:
+                log.warning("broker %d did not shut down cleanly: checking every log segment", self.node_id)
+            marker.unlink(missing_ok=True)  # until the next clean shutdown, a crash must be noticed
         for topic in list(self.metadata.topics.values()):
             self.open_replicas(topic)
 
@@ -74,6 +92,8 @@ class Broker:
                 p.log.flush()
             p.log.close()
         self.partitions.clear()
+        if flush and self.data_dir is not None:
+            (self.data_dir / CLEAN_SHUTDOWN).touch()
 
     # -- replicas (LocalReplicas, for this broker's coordinators) --------------------------
     def local_replica(self, topic: str, index: int) -> Partition | None:
@@ -100,7 +120,8 @@ class Broker:
         for info in topic.partitions:
             if self.node_id in info.replicas and (topic.name, info.index) not in self.partitions:
                 directory = self.data_dir / f"{topic.name}-{info.index}" if self.data_dir else None
-                plog = PartitionLog(directory, config, topic=topic.name, partition=info.index)
+                plog = PartitionLog(directory, config, topic=topic.name, partition=info.index,
+                                    check_all=self._unclean_start)
                 part = Partition(topic.name, info, plog, config, self.node_id)
                 self.partitions[(topic.name, info.index)] = part
                 if part.is_leader:

@@ -15,6 +15,7 @@ partition, like Kafka's ``topic-0/``) or, with ``directory=None``, purely in mem
 
 from __future__ import annotations
 
+import logging
 import pathlib
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from . import cleaner
 from .errors import OffsetOutOfRange, UnexpectedAppendOffset
 from .segment import Segment, parse_base_offset, with_log_append_time
 from .store import write_atomically
+
+log = logging.getLogger("minikafka.log")
 
 LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
 _MAX_RELATIVE_OFFSET = 2**31 - 1  # index entries hold offsets relative to the base as int32
@@ -62,12 +65,13 @@ class PartitionLog:
         *,
         topic: str = "",
         partition: int = 0,
+        check_all: bool = False,
     ):
         self.directory = pathlib.Path(directory) if directory is not None else None
         self.config = _topic_config(config)
         self.topic, self.partition = topic, partition
         self.segments: list[Segment] = []
-        start = self._recover() if self.directory is not None else 0
+        start = self._recover(check_all) if self.directory is not None else 0
         if not self.segments:
             self.segments = [Segment.create(self.directory, start, clock_now_ms())]
         self.log_end_offset = self.active.next_offset
@@ -100,16 +104,29 @@ class PartitionLog:
 
     # -- recovery --------------------------------------------------------------------------
 
-    def _recover(self) -> int:
-        """Open the segment files; return the checkpointed log start offset (0 if none)."""
+    def _recover(self, check_all: bool) -> int:
+        """Open the segment files; return the checkpointed log start offset (0 if none).
+
+        ``check_all`` (after an unclean shutdown): every segment is scanned with CRCs; the
+        first one that had to be cut ends the log, and the segments after it are deleted,
+        as Kafka's log recovery does.
+        """
         assert self.directory is not None, "an in-memory log has nothing to recover"
         self.directory.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(self.directory)
         paths = sorted(p for p in self.directory.glob("*.log") if parse_base_offset(p) is not None)
         paths.sort(key=lambda p: parse_base_offset(p) or 0)
-        self.segments = [
-            Segment.open(p, index_interval=self._index_interval, active=(p == paths[-1])) for p in paths
-        ]
+        self.segments = []
+        for i, path in enumerate(paths):
+            segment = Segment.open(path, index_interval=self._index_interval,
+                                   active=check_all or path == paths[-1])
+            self.segments.append(segment)
+            if segment.truncated_bytes and i + 1 < len(paths):
+                log.warning("%s-%d: a bad batch in %s; deleting the %d later segment(s) from offset %d",
+                            self.topic, self.partition, path.name, len(paths) - i - 1, segment.next_offset)
+                for later in paths[i + 1:]:
+                    Segment.open(later, index_interval=self._index_interval, active=False).delete()
+                break
         return self._read_log_start_checkpoint()
 
     def _read_log_start_checkpoint(self) -> int:

@@ -123,8 +123,13 @@ def _checked_header(view: memoryview, check_crc: bool) -> BatchHeader:
     return header
 
 
+MAX_RELATIVE_OFFSET = 2**31 - 1  # index entries hold offsets relative to the base as int32
+
+
 class Segment:
     """One segment of a partition log; ``store`` holds its bytes (file or memory)."""
+
+    truncated_bytes = 0  # what recovery cut off a bad tail (0: the segment was sound)
 
     def __init__(self, base_offset: int, store: FileStore | MemoryStore, *, created_ms: int):
         self.base_offset = base_offset
@@ -315,11 +320,14 @@ class Segment:
                 header = _checked_header(view, check_crc)
                 if header.base_offset < self.next_offset:
                     raise CorruptRecordError("batch offsets go backwards")
+                if header.last_offset - self.base_offset > MAX_RELATIVE_OFFSET:  # the CRC does not cover offsets
+                    raise CorruptRecordError(f"batch offset {header.base_offset} is outside the segment's range")
                 self._track(header, pos, index_interval)
                 good_end = pos + len(view)
         except CorruptRecordError as e:
             log.warning("%s: %s at position %d; truncating %d bytes", self.path or "segment",
                         e, good_end, self.store.size - good_end)
+            self.truncated_bytes = self.store.size - good_end
             self.store.truncate(good_end)
 
     def _load_indexes(self, index_interval: int) -> bool:
