@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bootstrap(p)
     p.add_argument("--topic", required=True)
     p.add_argument("--property", action="append", metavar="NAME=VALUE",
-                   help="parse.key=true, key.separator=: (as in Kafka's tool)")
+                   help="parse.key=true, key.separator=:, ignore.error=true (as in Kafka's tool)")
     p.add_argument("--producer-property", action="append", metavar="NAME=VALUE",
                    help="a librdkafka producer setting, e.g. acks=all, compression.type=lz4")
     return p
@@ -29,7 +29,11 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     props = parse_pairs(args.property, "--property")
     parse_key = props.get("parse.key", "false").lower() == "true"
+    ignore_error = props.get("ignore.error", "false").lower() == "true"
     sep = props.get("key.separator", "\t")
+    if parse_key and not sep:
+        fail("key.separator is empty: give the character between key and value, e.g. "
+             "--property key.separator=:")
     conf = {"bootstrap.servers": args.bootstrap_server, "partitioner": "murmur2_random"}
     conf.update(parse_pairs(args.producer_property, "--producer-property"))
     failures = []
@@ -39,19 +43,26 @@ def main(argv: list[str]) -> int:
         if err is not None:
             failures.append(err)
 
+    def finish() -> None:
+        left = producer.flush(30)
+        if left:
+            fail(f"{left} record(s) were not acknowledged within 30 s. Is the broker reachable?")
+        if failures:
+            fail(f"{len(failures)} record(s) failed: {describe_client_error(Exception(failures[0]))}")
+
+    sent = 0
     for lineno, line in enumerate(sys.stdin, 1):
         line = line.rstrip("\n")
         key = None
-        if parse_key:
-            if sep not in line:
-                fail(f"line {lineno} has no key separator {sep!r}: {line!r}")
+        if parse_key and sep in line:
             key, line = line.split(sep, 1)
+        elif parse_key and not ignore_error:  # as Kafka's tool: stop here, keep what came before
+            finish()
+            fail(f"line {lineno} has no key separator {sep!r}: {line!r}. The {sent} line(s) before it were "
+                 "sent; fix the line, or add --property ignore.error=true to send such lines without a key.")
         producer.produce(args.topic, value=line.encode(), key=key.encode() if key is not None else None,
                          on_delivery=on_delivery)
+        sent += 1
         producer.poll(0)
-    left = producer.flush(30)
-    if left:
-        fail(f"{left} record(s) were not acknowledged within 30 s. Is the broker reachable?")
-    if failures:
-        fail(f"{len(failures)} record(s) failed: {describe_client_error(Exception(failures[0]))}")
+    finish()
     return 0

@@ -57,6 +57,20 @@ def test_console_producer_and_consumer_with_keys(bootstrap):
     assert "Processed a total of 10 messages" in r.stderr
 
 
+def test_console_producer_explains_bad_input_and_keeps_what_came_before(cluster, bootstrap):
+    b = ["--bootstrap-server", bootstrap, "--topic", "typed", "--property", "parse.key=true"]
+    r = mk("console-producer", *b, "--property", "key.separator=", stdin="a:1\n")
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "key.separator is empty" in r.stderr
+    r = mk("console-producer", *b, "--property", "key.separator=:", stdin="a:1\nb:2\noops\nc:3\n")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "line 3 has no key separator" in r.stderr and "2 line(s) before it were sent" in r.stderr
+    assert cluster.partition_offsets("typed")[0]["log_end_offset"] == 2
+    r = mk("console-producer", *b, "--property", "key.separator=:", "--property", "ignore.error=true",
+           stdin="d:4\nno key here\n")
+    assert r.returncode == 0, r.stderr
+    assert cluster.partition_offsets("typed")[0]["log_end_offset"] == 4
+
+
 def test_dump_log_prints_batches(cluster, bootstrap):
     mk("console-producer", "--bootstrap-server", bootstrap, "--topic", "dumped", stdin="a\nb\nc\n")
     part_dir = cluster.data_dir / "dumped-0"
