@@ -17,6 +17,7 @@ prints that too (it never raises either way).
 from __future__ import annotations
 
 import concurrent.futures
+import re
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -42,7 +43,11 @@ def describe(exc: BaseException) -> tuple[str, str]:
         return err.name(), _sentence(err.str())
     errno = getattr(type(exc), "errno", None)
     if isinstance(errno, int) and hasattr(type(exc), "message"):  # kafka.errors.BrokerResponseError
-        detail = str(exc).split(" - ", 1)[-1] if " - " in str(exc) else ""
+        # kafka-python puts the whole response in the text; the broker's sentence is in it.
+        said = re.search(r"""error_message=(?:"([^"]*)"|'([^']*)')""", str(exc))
+        detail = (said.group(1) or said.group(2)) if said else ""
+        if not detail and " - " in str(exc):
+            detail = str(exc).split(" - ", 1)[-1]
         return type(exc).message, _sentence(detail or type(exc).description)
     return type(exc).__name__, _sentence(str(exc))
 
