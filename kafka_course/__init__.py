@@ -21,6 +21,7 @@ from .clients import (PartitionOffsets, Message, admin, committed, consume_all, 
 from .connection import ENV_VAR, bootstrap
 from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_minikafka,
                      requires_real_kafka)
+from .client_logs import client_log, show_client_logs
 from .errors import expect_error
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, quiz
@@ -29,7 +30,7 @@ from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
     "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
-    "checks", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
+    "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
     "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz", "requires_minikafka",
-    "requires_real_kafka", "show_offsets", "wait_for_members", "wait_until",
+    "requires_real_kafka", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

@@ -17,6 +17,7 @@ from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, Produc
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 from tqdm.auto import tqdm
 
+from .client_logs import quiet
 from .connection import current_bootstrap
 
 _admins: dict[str, AdminClient] = {}
@@ -68,7 +69,7 @@ def admin(bootstrap: str | None = None) -> AdminClient:
     """A confluent-kafka AdminClient for this address (one per address, reused)."""
     servers = bootstrap or current_bootstrap()
     if servers not in _admins:
-        _admins[servers] = AdminClient({"bootstrap.servers": servers})
+        _admins[servers] = AdminClient(quiet({"bootstrap.servers": servers}))
     return _admins[servers]
 
 
@@ -113,7 +114,7 @@ def producer(bootstrap: str | None = None, **config: Any) -> Producer:
     """
     settings = {"bootstrap.servers": bootstrap or current_bootstrap(), "partitioner": "murmur2_random"}
     settings.update({k.replace("_", "."): v for k, v in config.items()})
-    return Producer(settings)
+    return Producer(quiet(settings))
 
 
 def produce_demo(topic: str, n: int = 100, *, key: Any = None, value: Any = None,

@@ -13,7 +13,9 @@ Every other helper that needs an address and is given none asks ``current_bootst
 from __future__ import annotations
 
 import atexit
+import logging
 import os
+import sys
 from typing import Any, Mapping
 
 from minikafka import Cluster
@@ -44,6 +46,7 @@ def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[s
         return servers
     key = (brokers, tuple(sorted((config or {}).items())))
     if key not in _embedded:
+        _show_broker_warnings()
         embedded = Cluster(brokers=brokers, config={**TEACHING_DEFAULTS, **dict(config or {})}).start()
         _embedded[key] = embedded
         plural = "broker" if brokers == 1 else "brokers"
@@ -51,6 +54,21 @@ def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[s
               f"Set {ENV_VAR} to use a real Kafka cluster instead.")
     _current = _embedded[key].bootstrap_servers
     return _current
+
+
+def _show_broker_warnings() -> None:
+    """The embedded broker's warnings, one line each on stderr: "minikafka WARNING: ...".
+
+    Without a handler Python prints only the bare message; with this one a learner can
+    tell the broker's voice from the client's. A logging setup of your own takes precedence.
+    """
+    log = logging.getLogger("minikafka")
+    if log.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("minikafka %(levelname)s: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    log.addHandler(handler)
 
 
 def current_bootstrap() -> str:

@@ -86,6 +86,7 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
     from ..connection import current_bootstrap
     from ..handle import cluster
     from ..clients import new_topic
+    from ..client_logs import quiet
     servers = bootstrap or current_bootstrap()
     with Report("Lab 05 · surviving a broker failure") as report:
         ok, topic = report.attempt(_create, new_topic, topic_settings, servers, what="Creating your topic")
@@ -94,7 +95,7 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
         settings = {"bootstrap.servers": servers, "partitioner": "murmur2_random", "linger.ms": 5,
                     "message.timeout.ms": 60_000, **{k: v for k, v in producer_settings.items()}}
         try:
-            producer = Producer(settings)
+            producer = Producer(quiet(settings))
         except KafkaException as e:
             report.check(False, "", f"These producer settings are refused by the client: {e.args[0].str()}")
             return None

@@ -1,0 +1,81 @@
+"""What a learner sees when something goes wrong on purpose: one line, not a wall of text.
+
+- ``course.expect_error`` shows a refusal from confluent-kafka or kafka-python as the Kafka
+  error name and the broker's sentence, and never raises.
+- librdkafka's log lines (``%3|...|FAIL|... Connection refused``) go to the ``librdkafka``
+  Python logger, silent unless a learner asks with ``course.show_client_logs()``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from confluent_kafka.admin import NewTopic
+from kafka.admin import KafkaAdminClient, NewTopic as KpNewTopic
+
+import kafka_course as course
+from kafka_course import client_logs
+
+
+def test_expect_error_shows_a_confluent_refusal_in_one_line(bootstrap, capsys):
+    with course.expect_error() as caught:
+        course.admin(bootstrap).create_topics([NewTopic("four", 1, replication_factor=4)])["four"].result(10)
+    out = capsys.readouterr().out
+    assert caught.name == "INVALID_REPLICATION_FACTOR"
+    assert out.count("\n") == 1 and out.startswith("INVALID_REPLICATION_FACTOR: ") and "4" in out
+
+
+def test_expect_error_shows_a_kafka_python_refusal_in_one_line(bootstrap, capsys):
+    client = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        with course.expect_error() as caught:
+            client.create_topics([KpNewTopic("bad name!", 1, 1)])
+    finally:
+        client.close()
+    out = capsys.readouterr().out
+    # kafka-python names Kafka's INVALID_TOPIC_EXCEPTION (17) INVALID_TOPIC; the sentence is the broker's
+    assert caught.name == "INVALID_TOPIC", out
+    assert out.count("\n") == 1 and "'bad name!'" in out and "characters" in out
+
+
+def test_expect_error_says_so_when_nothing_fails(capsys):
+    with course.expect_error() as caught:
+        pass
+    assert not caught and "No error this time" in capsys.readouterr().out
+
+
+def test_a_plain_python_error_is_named_too(capsys):
+    with course.expect_error() as caught:
+        {}["missing"]
+    assert caught.name == "KeyError" and capsys.readouterr().out == "KeyError: 'missing'\n"
+
+
+@pytest.fixture
+def dead_broker(make_cluster):
+    """A topic's address after its only broker has stopped."""
+    cluster = make_cluster()
+    servers = cluster.bootstrap_servers
+    course.new_topic("gone", bootstrap=servers, unique=False, replication_factor=1)
+    cluster.stop()
+    return servers
+
+
+def test_librdkafka_logs_stay_out_of_the_output_unless_asked(dead_broker, capfd):
+    producer = course.producer(dead_broker, message_timeout_ms=1500)
+    producer.produce("gone", b"x")
+    producer.flush(3)
+    out, err = capfd.readouterr()
+    assert "|FAIL|" not in err and "Connection refused" not in err + out
+
+    course.show_client_logs()
+    try:
+        shown = course.producer(dead_broker, message_timeout_ms=1500)
+        shown.produce("gone", b"x")
+        shown.flush(3)
+    finally:
+        course.show_client_logs(False)
+    out, err = capfd.readouterr()
+    lines = [line for line in out.splitlines() if line.startswith("librdkafka ")]
+    assert lines and any("Connection refused" in line or "FAIL" in line for line in lines), out + err
+    assert not client_logs._shown and all(isinstance(h, logging.NullHandler) for h in course.client_log.handlers)
