@@ -34,6 +34,9 @@ from .transactions.coordinator import TransactionCoordinator
 
 log = logging.getLogger("minikafka.broker")
 
+INTERNAL_REPLICATION_FACTOR = {"__consumer_offsets": "offsets.topic.replication.factor",
+                               "__transaction_state": "transaction.state.log.replication.factor"}
+
 MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 
@@ -110,9 +113,12 @@ class Broker:
         return part
 
     def create_internal_topic(self, name: str, partitions: int, configs: dict[str, object]) -> None:
-        """An internal topic, created on first need with up to three replicas."""
+        """An internal topic, created on first need with the replication factor its setting
+        names (``offsets.topic.replication.factor``, ``transaction.state.log.replication.factor``),
+        at most one replica per live broker."""
         if name not in self.metadata.topics:
-            self.create_topic(name, partitions, min(3, len(self.peers)), configs)
+            wanted = self.config[INTERNAL_REPLICATION_FACTOR[name]] if name in INTERNAL_REPLICATION_FACTOR else 3
+            self.create_topic(name, partitions, max(1, min(wanted, len(self.peers))), configs)
 
     # -- replicas (ReplicaHost, what other brokers ask) ---------------------------------
     def open_replicas(self, topic: TopicInfo) -> None:

@@ -98,9 +98,13 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("group.max.session.timeout.ms", "int", 1_800_000, "Largest session timeout a member may ask for."),
     Setting("offsets.retention.minutes", "int", 7 * 24 * 60, "Committed offsets of an empty group expire after this."),
     Setting("offsets.topic.num.partitions", "int", 50, "Partitions of __consumer_offsets."),
+    Setting("offsets.topic.replication.factor", "int", 3,
+            "Replicas of __consumer_offsets (at most as many as brokers are alive when it is created)."),
     Setting("transaction.max.timeout.ms", "int", 900_000, "Largest transaction timeout a producer may ask for."),
     Setting("transactional.id.expiration.ms", "int", 7 * _DAY_MS, "Forget an idle transactional id after this."),
     Setting("transaction.state.log.num.partitions", "int", 50, "Partitions of __transaction_state."),
+    Setting("transaction.state.log.replication.factor", "int", 3,
+            "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),
 )
 
 _BROKER = {s.name: s for s in BROKER_SETTINGS}

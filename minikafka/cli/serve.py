@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import dataclass, field
 
 # kio registers Hypothesis strategies when Hypothesis is importable (test installs have
 # it); a broker process never needs them, and skipping them halves its start-up time.
@@ -18,14 +19,87 @@ from .common import parse_pairs  # noqa: E402
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minikafka serve", description="Run a Kafka-compatible broker.")
     p.add_argument("properties", nargs="?", help="a server.properties file (Kafka's format)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=9092, help="port of the first broker (default 9092; 0 = any free port)")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1, or the file's PLAINTEXT listener)")
+    p.add_argument("--port", type=int, help="port of the first broker (default 9092, or the file's PLAINTEXT "
+                                            "listener; 0 = any free port)")
     p.add_argument("--brokers", type=int, default=1, help="number of brokers, on consecutive ports")
-    p.add_argument("--data-dir", default=".minikafka-data", help="where logs are kept (default ./.minikafka-data)")
+    p.add_argument("--data-dir", help="where logs are kept (default ./.minikafka-data, or the file's log.dirs)")
     p.add_argument("--in-memory", action="store_true", help="keep everything in RAM (lost on exit)")
     p.add_argument("--config", action="append", metavar="NAME=VALUE", help="a broker setting, e.g. num.partitions=3")
     p.add_argument("--log-level", default="INFO")
     return p
+
+
+# Settings of a Kafka server.properties for parts minikafka does not have: the KRaft quorum
+# (one process runs the controller), ZooKeeper, thread pools, socket buffers, fsync policy.
+# They are accepted, so Kafka's own file starts a broker, and named once at start-up.
+NOT_USED = frozenset({
+    "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers", "controller.listener.names",
+    "inter.broker.listener.name", "listener.security.protocol.map", "advertised.listeners",
+    "num.network.threads", "num.io.threads", "num.replica.fetchers", "background.threads",
+    "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "socket.request.max.bytes",
+    "num.recovery.threads.per.data.dir", "log.flush.interval.messages", "log.flush.interval.ms",
+    "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor",
+    "share.coordinator.state.topic.min.isr", "zookeeper.connect", "zookeeper.connection.timeout.ms",
+    "metadata.log.dir", "queued.max.requests",
+})
+
+
+@dataclass
+class Where:
+    host: str = "127.0.0.1"
+    port: int = 9092
+    data_dir: str = ".minikafka-data"
+    not_used: list[str] = field(default_factory=list)
+
+
+def from_server_properties(settings: dict[str, str]) -> Where:
+    """Take what a Kafka server.properties says about the process out of ``settings``.
+
+    ``listeners`` gives the address (the PLAINTEXT one: minikafka speaks nothing else),
+    ``log.dirs`` (or ``log.dir``) the data directory, ``log.retention.hours`` and
+    ``log.retention.minutes`` become ``log.retention.ms`` as on Kafka (ms wins, then
+    minutes, then hours). What minikafka has no part for is removed and listed.
+    """
+    where = Where()
+    listeners = settings.pop("listeners", "")
+    protocols = dict(pair.split(":", 1) for pair in _items(settings.get("listener.security.protocol.map", ""))
+                     if ":" in pair)
+    controller_names = set(_items(settings.get("controller.listener.names", "")))
+    for listener in _items(listeners):
+        name, _, address = listener.partition("://")
+        if name in controller_names:
+            continue
+        protocol = protocols.get(name, name)
+        if protocol != "PLAINTEXT":
+            raise ConfigError(f"listener {listener!r} uses {protocol}; minikafka speaks PLAINTEXT only, so give it "
+                              "a PLAINTEXT listener (for example listeners=PLAINTEXT://127.0.0.1:9092)")
+        host, _, port = address.rpartition(":")
+        if not port.isdigit():
+            raise ConfigError(f"listener {listener!r} has no port; write it as PLAINTEXT://127.0.0.1:9092")
+        where.host, where.port = host or "127.0.0.1", int(port)
+        break
+    dirs = _items(settings.pop("log.dirs", "") or settings.pop("log.dir", ""))
+    settings.pop("log.dir", None)
+    if dirs:
+        where.data_dir = dirs[0]
+        if len(dirs) > 1:
+            where.not_used.append(f"log.dirs after the first ({', '.join(dirs[1:])})")
+    for unit, ms in (("minutes", 60_000), ("hours", 3_600_000)):
+        value = settings.pop(f"log.retention.{unit}", None)
+        if value is not None and "log.retention.ms" not in settings:
+            try:
+                settings["log.retention.ms"] = str(int(value) * ms) if int(value) >= 0 else "-1"
+            except ValueError:
+                raise ConfigError(f"log.retention.{unit} must be a whole number, not {value!r}") from None
+    for name in sorted(set(settings) & NOT_USED):
+        settings.pop(name)
+        where.not_used.append(name)
+    return where
+
+
+def _items(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def _first_node_id(settings: dict) -> int:
@@ -44,23 +118,37 @@ def _first_node_id(settings: dict) -> int:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = read_properties(args.properties) if args.properties else {}
+    try:
+        settings = read_properties(args.properties) if args.properties else {}
+    except OSError as e:
+        print(f"Error: cannot read {args.properties} ({e.strerror}). Give the path of a server.properties file, "
+              "or leave it out to use the defaults.", file=sys.stderr)
+        return 2
+    except ConfigError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 2
     settings.update(parse_pairs(args.config, "--config"))
     try:
+        where = from_server_properties(settings)
+        host = args.host or where.host
+        port = where.port if args.port is None else args.port
+        data_dir = args.data_dir or where.data_dir
         first_id = _first_node_id(settings)
-        cluster = Cluster(args.brokers, None if args.in_memory else args.data_dir, args.port, settings,
-                          host=args.host, in_memory=args.in_memory, first_node_id=first_id)
+        cluster = Cluster(args.brokers, None if args.in_memory else data_dir, port, settings,
+                          host=host, in_memory=args.in_memory, first_node_id=first_id)
         cluster.start()
     except (ConfigError, ValueError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"Error: cannot listen on {args.host}:{args.port} ({e.strerror}). "
+        print(f"Error: cannot listen on {host}:{port} ({e.strerror}). "
               f"Is another broker running? Try --port 0 or another port.", file=sys.stderr)
         return 2
-    where = "in memory" if args.in_memory else f"data in {args.data_dir}"
+    stored = "in memory" if args.in_memory else f"data in {data_dir}"
     ids = ", ".join(map(str, cluster.node_ids))
-    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {cluster.bootstrap_servers} ({where}). "
+    if where.not_used:
+        print(f"Not used by minikafka (one process, PLAINTEXT, its own controller): {', '.join(where.not_used)}.")
+    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {cluster.bootstrap_servers} ({stored}). "
           "Ctrl-C stops.",
           flush=True)
     cluster.serve_forever()

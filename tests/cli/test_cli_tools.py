@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -124,3 +125,60 @@ def test_serve_reports_a_busy_port(cluster):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "cannot listen" in r.stderr
     assert time.monotonic() - started < 20
+
+
+def test_serve_reads_kafkas_own_server_properties(tmp_path):
+    """The shipped config/server.properties is a single-node KRaft file real Kafka also reads:
+    minikafka takes its listener, log.dirs, retention in hours and internal replication
+    factors, and names the settings it has no part for."""
+    from confluent_kafka.admin import AdminClient, ConfigResource
+    from pathlib import Path
+
+    shipped = (Path(__file__).resolve().parents[2] / "config" / "server.properties").read_text()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    props = tmp_path / "server.properties"
+    props.write_text(shipped.replace("127.0.0.1:9092", f"127.0.0.1:{port}")
+                     .replace("log.dirs=.minikafka-data", f"log.dirs={tmp_path / 'logs'},{tmp_path / 'more'}"))
+    proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", str(props)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        notice, line = proc.stdout.readline(), proc.stdout.readline()
+        assert notice.startswith("Not used by minikafka") and "process.roles" in notice and "log.dirs after" in notice
+        assert f"listening on 127.0.0.1:{port} (data in {tmp_path / 'logs'})" in line, line
+        admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{port}"})
+        resource = ConfigResource("BROKER", "1")
+        configs = admin.describe_configs([resource])[resource].result(10)
+        assert configs["log.retention.ms"].value == str(168 * 3_600_000)
+        assert configs["num.partitions"].value == "3"
+        assert mk("consumer-groups", "--bootstrap-server", f"127.0.0.1:{port}", "--list").returncode == 0
+        r = mk("topics", "--bootstrap-server", f"127.0.0.1:{port}", "--create", "--topic", "kept")
+        assert r.returncode == 0, r.stderr
+        assert (tmp_path / "logs" / "kept-0").is_dir()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_internal_topics_take_their_replication_factor_from_the_settings(make_cluster):
+    from kafka import KafkaConsumer, KafkaProducer
+    cluster = make_cluster(brokers=3, config={"offsets.topic.replication.factor": 1})
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers)
+    producer.send("t", b"x").get(10)
+    consumer = KafkaConsumer("t", group_id="g", bootstrap_servers=cluster.bootstrap_servers,
+                             auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    assert [m.value for m in consumer] == [b"x"]
+    consumer.commit()
+    consumer.close()
+    producer.close()
+    assert {len(cluster.partition_state("__consumer_offsets", p)["replicas"]) for p in range(50)} == {1}
+
+
+def test_serve_explains_a_missing_file_or_an_unsupported_listener(tmp_path):
+    r = mk("serve", str(tmp_path / "nothere.properties"))
+    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+    secure = tmp_path / "secure.properties"
+    secure.write_text("listeners=SASL_SSL://:9092\n")
+    r = mk("serve", str(secure))
+    assert r.returncode == 2 and "PLAINTEXT only" in r.stderr and "Traceback" not in r.stderr
