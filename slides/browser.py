@@ -171,21 +171,32 @@ class Chromium:
 
 
 DECK_READY = "window.Reveal && Reveal.isReady && Reveal.isReady()"
-# Visits every slide (then goes back to the first): which ones run off a 1280x720 screen?
-_OFFSCREEN = """(() => { const off = [];
+# Visits every slide, vertical ones too (then goes back to the first), and measures it: a
+# slide whose content is taller than the deck's 1280x720 frame overflows (the deck would
+# have to shrink it to fit), and text or code under 18 px is unreadable on a projector.
+_WALK = """(() => { const overflow = [], small = [], room = Reveal.getConfig().height;
+    let visited = 0;
     Reveal.getHorizontalSlides().forEach((column, h) => {
       const count = Math.max(1, column.querySelectorAll(':scope > section').length);
       for (let v = 0; v < count; v++) {
-        Reveal.slide(h, v);
-        const box = Reveal.getCurrentSlide().getBoundingClientRect();
-        if (box.top < -1 || box.bottom > innerHeight + 1) off.push(h + "/" + v);
+        Reveal.slide(h, v); visited++;
+        const slide = Reveal.getCurrentSlide();
+        if (slide.scrollHeight > room + 1) overflow.push(h + "/" + v + " " + (slide.dataset.heading || "") +
+                                                         " (" + slide.scrollHeight + " px)");
+        slide.querySelectorAll('pre, p, li, td, th').forEach(e => {
+          const px = parseFloat(getComputedStyle(e).fontSize);
+          if (px < 17.5 && e.textContent.trim()) small.push(h + "/" + v + " " + e.tagName + " " + px + "px");
+        });
       } });
-    Reveal.slide(0, 0); return off; })()"""
+    Reveal.slide(0, 0); return {overflow, small: small.slice(0, 10), visited}; })()"""
 DECK_FACTS = """{
   ready: Reveal.isReady(),
-  offscreen: """ + _OFFSCREEN + """,
+  walk: """ + _WALK + """,
   slides: Reveal.getTotalSlides(),
   notes: document.querySelectorAll('.slides aside.notes').length,
+  sections_without_notes: Reveal.getHorizontalSlides()
+            .filter(c => !c.querySelector('aside.notes'))
+            .map(c => (c.querySelector('[data-heading]') || c).dataset.heading || "untitled"),
   images: Array.from(document.images).map(i => ({src: i.src.slice(0, 80), ok: i.complete && i.naturalWidth > 0})),
   remote: Array.from(document.querySelectorAll('[src],link[href]'))
             .map(e => e.getAttribute('src') || e.getAttribute('href'))

@@ -1,14 +1,15 @@
 """Build the instructor decks: one reveal.js deck per notebook, and an index.
 
-    python -m slides.build                  # every notebook -> slides/build/NN-name.html
-    python -m slides.build --execute        # run each notebook first, show its outputs
+    python -m slides.build                  # run every notebook, then -> slides/build/NN-name.html
+    python -m slides.build --no-execute     # code only, no outputs: seconds, no broker needed
     python -m slides.build notebooks/12-ecosystem.ipynb --out /tmp/decks
 
 The decks come from the notebooks themselves (see ``slides/deck.py`` for the cell
 metadata that places cells on slides), so slides and labs never drift apart. By default
-code cells appear without outputs: the build needs no broker and takes seconds. With
-``--execute`` every notebook first runs top to bottom against an embedded minikafka
-(nbclient), and its outputs, figures included, are embedded in the deck.
+every notebook first runs top to bottom against an embedded minikafka (nbclient), and
+its outputs, figures included, are embedded in the deck, so "the bars are the
+partitions" has bars next to it (about 5 minutes for all of them). ``--no-execute``
+builds code-only decks in seconds.
 
 Decks open offline: reveal.js comes from ``slides/node_modules`` (``npm ci`` here installs
 the version pinned in ``package-lock.json``; the build runs it when it is missing, unless
@@ -163,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m slides.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/*.ipynb")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(REPO)}")
-    parser.add_argument("--execute", action="store_true", help="run each notebook first and show its outputs")
+    parser.add_argument("--no-execute", dest="execute", action="store_false",
+                        help="do not run the notebooks: code without outputs, in seconds")
+    parser.add_argument("--execute", action="store_true", default=True, help=argparse.SUPPRESS)  # the default
     parser.add_argument("--no-live-diagrams", action="store_true", help="skip the diagrams drawn from a live cluster")
     parser.add_argument("--no-install", action="store_true", help="fail instead of running npm ci")
     args = parser.parse_args(argv)

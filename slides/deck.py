@@ -11,9 +11,11 @@ A notebook marks its slides with Jupyter's standard cell metadata,
 * ``skip``: not in the deck,
 * ``notes``: speaker notes of the current slide (press ``S`` in the deck).
 
-A notebook with no slide metadata at all gets a layout from its headings: ``#`` and ``##``
-start a slide, ``###`` a subslide, and the ``parameters`` cell is skipped. In both cases a
-slide that grows too long continues on a new subslide below, so nothing falls off screen.
+Whatever the marks say, a ``#`` or ``##`` heading starts a slide and ``###`` a subslide,
+even in the middle of a markdown cell; the helper import and the ``parameters`` cell are
+skipped. A slide that grows too tall continues on a subslide below, a markdown cell taller
+than a slide is cut between paragraphs, and a long code cell is trimmed on its slide, so
+nothing is shrunk and nothing falls off screen.
 """
 
 from __future__ import annotations
@@ -30,8 +32,14 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-MAX_LINES = 17  # what fits on a 1280x720 slide at the deck's font sizes
-OUTPUT_LINES = 12  # longer outputs are cut, with a note saying so
+# The slide is 1280x720 CSS px (reveal.js scales it to the screen). Heights are counted in
+# code lines at the deck's code size (18.2 px font, 1.3 line height: about 24 px); what
+# fits is checked for real by tests/slides, which measures every slide in Chromium.
+MAX_LINES = 26  # a slide's height in code lines, margins and the heading's spacing taken off
+CODE_LINES = 20  # a longer code cell is trimmed on its slide, with a line saying so
+OUTPUT_LINES = 10  # longer outputs are cut, with a note saying so
+TEXT_LINE = 1.45  # one line of 26 px text, in code lines
+TEXT_CHARS = 80  # characters of text per line on the slide
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ANCHOR = re.compile(r'<a class="anchor-link" href="#[^"]*">[^<]*</a>')
 _HEADING = re.compile(r"^(#{1,3})\s+(.*)")
@@ -44,7 +52,7 @@ class Slide:
     """One screen: HTML parts in order, plus speaker notes."""
     parts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    lines: int = 0
+    lines: float = 0
     heading: str = ""
 
 
@@ -56,6 +64,10 @@ class Column:
     @property
     def heading(self) -> str:
         return next((s.heading for s in self.slides if s.heading), "")
+
+    @property
+    def has_notes(self) -> bool:
+        return any(s.notes for s in self.slides)
 
 
 @dataclass
@@ -72,44 +84,148 @@ class Deck:
     def notes(self) -> int:
         return sum(1 for c in self.columns for s in c.slides if s.notes)
 
+    @property
+    def sections_without_notes(self) -> list[str]:
+        return [c.heading or f"section {i}" for i, c in enumerate(self.columns) if not c.has_notes]
+
 
 # -- which cell goes where --------------------------------------------------------------------
-def slide_type(cell, explicit: bool) -> str:
-    if explicit:
-        return cell.metadata.get("slideshow", {}).get("slide_type", "-") or "-"
+def slide_type(cell) -> str:
+    """The cell's own mark, or what the course's conventions imply: the helper import and
+    the parameters cell are plumbing and stay out of the deck."""
+    marked = cell.metadata.get("slideshow", {}).get("slide_type")
+    if marked and marked != "-":
+        return marked
     if cell.cell_type == "raw" or "parameters" in cell.metadata.get("tags", []):
         return "skip"
-    match = _HEADING.match(cell.source.lstrip()) if cell.cell_type == "markdown" else None
-    if match:
-        return "subslide" if len(match.group(1)) == 3 else "slide"
+    if cell.cell_type == "code" and cell.source.strip() == "import kafka_course as course":
+        return "skip"
     return "-"
 
 
+def markdown_blocks(source: str) -> list[str]:
+    """A markdown cell cut before every heading (so a heading always starts a slide) and,
+    when a piece is taller than a slide, between paragraphs (never inside a code fence)."""
+    pieces: list[list[str]] = [[]]
+    fenced = False
+    for line in _trim_fences(source).splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and _HEADING.match(line) and any(x.strip() for x in pieces[-1]):
+            pieces.append([])
+        pieces[-1].append(line)
+    blocks = []
+    for piece in ("\n".join(p).strip() for p in pieces):
+        if piece:
+            blocks.extend(_paragraphs(piece) if markdown_height(piece) > MAX_LINES - 2 else [piece])
+    return blocks
+
+
+def _trim_fences(source: str) -> str:
+    """A fenced code block longer than ``CODE_LINES`` keeps its beginning on the slide."""
+    out: list[str] = []
+    fence: list[str] | None = None
+    for line in source.splitlines():
+        if line.lstrip().startswith("```"):
+            if fence is None:
+                fence = []
+                out.append(line)
+                continue
+            if len(fence) > CODE_LINES:
+                fence = fence[:CODE_LINES - 1] + [f"… {len(fence) - CODE_LINES + 1} more lines in the notebook"]
+            out.extend(fence)
+            fence = None
+        if fence is not None:
+            fence.append(line)
+        else:
+            out.append(line)
+    return "\n".join(out + (fence or []))
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Cut between paragraphs into parts that each fit on a slide."""
+    out, current, fenced = [], [], False
+    for para in re.split(r"\n\s*\n", text):
+        fenced ^= para.count("```") % 2 == 1
+        if current and not fenced and markdown_height("\n\n".join(current + [para])) > MAX_LINES - 3:
+            out.append("\n\n".join(current))
+            current = []
+        current.append(para)
+    if current:
+        out.append("\n\n".join(current))
+    return out
+
+
+def markdown_height(text: str) -> float:
+    """Estimated height of rendered markdown, in code lines."""
+    height, fenced = 0.0, False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+            height += 0.5
+        elif fenced:
+            height += 1
+        elif not stripped:
+            height += 0.5  # paragraph spacing
+        elif _HEADING.match(stripped):
+            height += 2.2
+        elif stripped.startswith("|"):
+            height += 1.1 if not set(stripped) <= set("|-: ") else 0
+        else:
+            height += TEXT_LINE * (1 + len(re.sub(r"\]\([^)]*\)|[*_`]", "", stripped)) // TEXT_CHARS)
+    return height
+
+
 def build_deck(nb: nbformat.NotebookNode, name: str, with_outputs: bool = False, base: Path | None = None) -> Deck:
-    """Lay the cells of ``nb`` out on slides (``base``: the notebook's folder, for its images)."""
-    explicit = any("slideshow" in c.metadata for c in nb.cells)
+    """Lay the cells of ``nb`` out on slides (``base``: the notebook's folder, for its images).
+
+    ``#`` and ``##`` headings start a slide and ``###`` a subslide, wherever they sit in a
+    cell; notes go with the first slide of their section (what the presenter sees as the
+    section opens); a slide that grows too tall continues on a subslide below.
+    """
     columns: list[Column] = []
     for cell in nb.cells:
-        kind = slide_type(cell, explicit)
+        kind = slide_type(cell)
         if kind == "skip" or not cell.source.strip():
             continue
         if kind == "notes":
-            _current(columns).notes.append(render_markdown(cell.source, base))
+            _section(columns).notes.append(render_markdown(cell.source, base))
             continue
-        body, lines = render_cell(cell, with_outputs, base)
-        if kind == "slide" or not columns:
-            columns.append(Column([Slide()]))
-        elif kind == "subslide":
-            columns[-1].slides.append(Slide(heading=_current(columns).heading))
-        elif kind == "-" and _current(columns).lines + lines > MAX_LINES and _current(columns).parts:
-            columns[-1].slides.append(_continued(columns[-1].heading))
-        slide = _current(columns)
-        slide.parts.append(f'<div class="fragment">{body}</div>' if kind == "fragment" else body)
-        slide.lines += lines
-        if cell.cell_type == "markdown" and not slide.heading:
-            slide.heading = _first_heading(cell.source)
+        if cell.cell_type == "markdown":
+            pieces = [(block, *render_block(block, base)) for block in markdown_blocks(cell.source)]
+        else:
+            pieces = [("", body, lines) for body, lines in code_pieces(cell, with_outputs)]
+        for n, (source, body, lines) in enumerate(pieces):
+            heading = _HEADING.match(source.lstrip())
+            place = kind if n == 0 else "-"
+            if heading and place in ("-", "fragment"):
+                place = "subslide" if len(heading.group(1)) == 3 and columns else "slide"
+            _place(columns, place, body, lines)
+            slide = _current(columns)
+            if heading and not slide.heading:
+                slide.heading = re.sub(r"[*_`]", "", heading.group(2)).strip()
     title = next((c.heading for c in columns if c.heading), name)
     return Deck(name, title, columns)
+
+
+def _place(columns: list[Column], kind: str, body: str, lines: float) -> None:
+    if kind == "slide" or not columns:
+        columns.append(Column([Slide()]))
+    elif kind == "subslide":
+        columns[-1].slides.append(Slide(heading=_current(columns).heading))
+    elif _current(columns).lines + lines > MAX_LINES and _current(columns).parts:
+        columns[-1].slides.append(_continued(columns[-1].heading))
+    slide = _current(columns)
+    slide.parts.append(f'<div class="fragment">{body}</div>' if kind == "fragment" else body)
+    slide.lines += lines
+
+
+def _section(columns: list[Column]) -> Slide:
+    """The first slide of the current section: where its speaker notes belong."""
+    if not columns:
+        columns.append(Column([Slide()]))
+    return columns[-1].slides[0]
 
 
 def _continued(heading: str) -> Slide:
@@ -122,14 +238,6 @@ def _current(columns: list[Column]) -> Slide:
     if not columns:
         columns.append(Column([Slide()]))
     return columns[-1].slides[-1]
-
-
-def _first_heading(source: str) -> str:
-    for line in source.splitlines():
-        match = _HEADING.match(line.strip())
-        if match:
-            return re.sub(r"[*_`]", "", match.group(2)).strip()
-    return ""
 
 
 # -- how a cell looks ---------------------------------------------------------------------------
@@ -151,13 +259,37 @@ def _offline_image(match: re.Match, base: Path | None) -> str:
     return match.group(0).replace(match.group(1), f"data:{_MIME[path.suffix.lower()]};base64,{data}")
 
 
-def render_cell(cell, with_outputs: bool, base: Path | None = None) -> tuple[str, int]:
-    """The cell's HTML and its height in text lines (to decide when a slide is full)."""
+def code_pieces(cell, with_outputs: bool) -> list[tuple[str, float]]:
+    """A code cell, then its outputs when they would not fit under it on one slide (they
+    go on the slide below, as a cell's output does on a tall screen)."""
+    body, lines = render_cell(cell, False)
+    if not with_outputs:
+        return [(body, lines)]
+    outputs = [render_output(o) for o in cell.get("outputs", [])]
+    outputs = [(html_, h) for html_, h in outputs if html_]
+    if lines + sum(h for _, h in outputs) <= MAX_LINES:
+        return [("\n".join([body] + [h for h, _ in outputs]), lines + sum(h for _, h in outputs))]
+    label = '<div class="output-of">its output</div>'
+    return [(body, lines)] + [((label if n == 0 else "") + html_, h + (n == 0)) for n, (html_, h) in enumerate(outputs)]
+
+
+def render_block(source: str, base: Path | None = None) -> tuple[str, float]:
+    """A piece of markdown's HTML and its estimated height in code lines."""
+    return f'<div class="md">{render_markdown(source, base)}</div>', markdown_height(source)
+
+
+def render_cell(cell, with_outputs: bool, base: Path | None = None) -> tuple[str, float]:
+    """The cell's HTML and its height in code lines (to decide when a slide is full).
+
+    A code cell longer than ``CODE_LINES`` shows its beginning and says how much more the
+    notebook holds: on a projector, a long cell is read in the notebook, not on a slide."""
     if cell.cell_type == "markdown":
-        lines = sum(1 + len(line) // 90 for line in cell.source.splitlines() if line.strip())
-        return f'<div class="md">{render_markdown(cell.source, base)}</div>', lines
-    code = highlight(cell.source, PythonLexer(), HtmlFormatter(cssclass="highlight"))
-    parts, lines = [f'<div class="code">{code}</div>'], cell.source.count("\n") + 1
+        return render_block(cell.source, base)
+    source = cell.source.rstrip("\n").split("\n")
+    if len(source) > CODE_LINES:
+        source = source[:CODE_LINES - 1] + [f"# … {len(source) - CODE_LINES + 1} more lines in the notebook"]
+    code = highlight("\n".join(source), PythonLexer(), HtmlFormatter(cssclass="highlight"))
+    parts, lines = [f'<div class="code">{code}</div>'], len(source) + 0.8
     if with_outputs:
         for output in cell.get("outputs", []):
             rendered, height = render_output(output)
@@ -166,7 +298,7 @@ def render_cell(cell, with_outputs: bool, base: Path | None = None) -> tuple[str
     return "\n".join(parts), lines
 
 
-def render_output(output) -> tuple[str, int]:
+def render_output(output) -> tuple[str, float]:
     kind = output.output_type
     if kind == "stream":
         return _pre(output.text, "output" if output.name == "stdout" else "output stderr")
@@ -176,21 +308,22 @@ def render_output(output) -> tuple[str, int]:
     if "image/png" in data:
         png = data["image/png"].replace("\n", "")
         base64.b64decode(png, validate=True)  # embedded, never fetched: decks stay offline
-        return f'<img class="output-image" src="data:image/png;base64,{png}" alt="figure">', 8
+        return f'<img class="output-image" src="data:image/png;base64,{png}" alt="figure">', 12.5
     if "image/svg+xml" in data:
-        return f'<div class="output-image">{data["image/svg+xml"]}</div>', 8
+        return f'<div class="output-image">{data["image/svg+xml"]}</div>', 12.5
     if "text/html" in data and "<script" not in data["text/html"]:
-        return f'<div class="output-html">{data["text/html"]}</div>', data["text/html"].count("<tr") + 1
+        rows = data["text/html"].count("<tr") + data["text/html"].count("<li") + data["text/html"].count("<p")
+        return f'<div class="output-html">{data["text/html"]}</div>', 0.9 * rows + 1
     if "text/plain" in data:
         return _pre(data["text/plain"], "output")
     return "", 0
 
 
-def _pre(text: str, css: str) -> tuple[str, int]:
+def _pre(text: str, css: str) -> tuple[str, float]:
     lines = _ANSI.sub("", text).rstrip("\n").splitlines()
     if len(lines) > OUTPUT_LINES:
         lines = lines[:OUTPUT_LINES] + [f"… ({len(lines) - OUTPUT_LINES} more lines in the notebook)"]
-    return f'<pre class="{css}">{html.escape(chr(10).join(lines))}</pre>', len(lines)
+    return f'<pre class="{css}">{html.escape(chr(10).join(lines))}</pre>', len(lines) + 0.6
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
