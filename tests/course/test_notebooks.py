@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -30,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted((ROOT / "labs").glob("*/solution.ipynb"))
 STARTERS = sorted((ROOT / "labs").glob("*/starter.ipynb"))
+WORKED = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))  # exercises' worked solutions
 RUNNABLE = NOTEBOOKS + SOLUTIONS
-RUN_TIMEOUT = 180  # seconds for one notebook, kernel start included; the course aims at < 60
+RUN_TIMEOUT = 300  # seconds for one notebook, kernel start included; the course aims at < 60
 
 
 def name(path: Path) -> str:
@@ -67,7 +69,7 @@ def test_every_lab_has_a_starter_and_a_solution():
         assert (lab / "starter.ipynb").exists() and (lab / "solution.ipynb").exists(), lab
 
 
-@pytest.mark.parametrize("path", RUNNABLE + STARTERS, ids=name)
+@pytest.mark.parametrize("path", RUNNABLE + STARTERS + WORKED, ids=name)
 def test_stored_without_outputs(path):
     """Outputs are never committed: a notebook with outputs or execution counts fails."""
     nb = nbformat.read(path, as_version=4)
@@ -76,7 +78,7 @@ def test_stored_without_outputs(path):
     assert not dirty, f"{name(path)} carries outputs or execution counts in cells {dirty}; clear them before committing"
 
 
-@pytest.mark.parametrize("path", RUNNABLE + STARTERS, ids=name)
+@pytest.mark.parametrize("path", RUNNABLE + STARTERS + WORKED, ids=name)
 def test_follows_the_course_conventions(path):
     """First code cell imports the course helper; the second is papermill's parameters cell."""
     cells = code_cells(nbformat.read(path, as_version=4))
@@ -96,7 +98,7 @@ def run_nbval(path: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+@pytest.mark.parametrize("path", RUNNABLE + WORKED, ids=name)
 def test_runs_under_nbval(path):
     started = time.monotonic()
     done = run_nbval(path)
@@ -173,3 +175,60 @@ def test_untouched_starter_fails_its_check(path, tmp_path, kernel_env):
     executed = nbformat.read(tmp_path / path.name, as_version=4)
     last = code_cells(executed)[-1]
     assert any(o.get("ename") == "CheckFailed" for o in last.outputs), "the failure must come from the last cell"
+
+
+# -- the learner's layer: objectives, a quiz, worked solutions ------------------------------------
+def exercises(nb) -> int:
+    cell = next((c for c in nb.cells if c.cell_type == "markdown" and "## Exercises" in c.source), None)
+    assert cell is not None, "the notebook ends with a '## Exercises' section"
+    return len(re.findall(r"^\d+\. ", cell.source.split("## Exercises", 1)[1], re.M))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_opens_with_objectives_prerequisites_and_a_measured_time(path):
+    intro = nbformat.read(path, as_version=4).cells[0].source
+    found = re.search(r"\*\*You will be able to\*\*(.*?)\*\*Before you start:\*\*", intro, re.S)
+    assert found, f"{name(path)}: the first cell needs '**You will be able to**', then '**Before you start:**'"
+    bullets = re.findall(r"^- \S", found.group(1), re.M)
+    assert 3 <= len(bullets) <= 5, f"{name(path)}: {len(bullets)} objectives; give 3 to 5"
+    assert re.search(r"\*\*Time:\*\* about \d+ minutes \(the cells run in about \d+ s", intro), (
+        f"{name(path)}: say the time, and how long the cells take to run")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_ends_with_a_predict_then_run_quiz(path):
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in code_cells(nb) if "course.quiz(" in c.source]
+    assert len(cells) == 1, f"{name(path)}: one course.quiz([...]) cell"
+    calls = [n for n in ast.walk(ast.parse(cells[0].source)) if isinstance(n, ast.Call)
+             and getattr(n.func, "attr", None) == "Question"]
+    assert 3 <= len(calls) <= 5, f"{name(path)}: {len(calls)} questions; give 3 to 5"
+    position = nb.cells.index(cells[0])
+    summary = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Summary" in c.source)
+    assert position < summary, "the quiz comes before the summary"
+    import kafka_course
+    namespace = {"course": kafka_course}
+    questions = eval(compile(ast.Expression(ast.parse(cells[0].source).body[0].value.args[0]), "quiz", "eval"),
+                     namespace)
+    for q in questions:  # Question() itself refuses an answer that is not an option
+        assert len(q.options) >= 2 and q.why.strip()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_exercise_has_a_worked_solution(path):
+    nb = nbformat.read(path, as_version=4)
+    count = exercises(nb)
+    worked = ROOT / "notebooks" / "solutions" / path.name
+    assert worked.exists(), f"{name(path)} has {count} exercises and no notebooks/solutions/{path.name}"
+    solved = {int(n) for c in nbformat.read(worked, as_version=4).cells if c.cell_type == "markdown"
+              for n in re.findall(r"^## Exercise (\d+)", c.source, re.M)}
+    assert solved == set(range(1, count + 1)), f"exercises {sorted(set(range(1, count + 1)) - solved)} unsolved"
+    exercises_cell = next(c.source for c in nb.cells if c.cell_type == "markdown" and "## Exercises" in c.source)
+    assert f"solutions/{path.name}" in exercises_cell, "the exercises link to their solutions"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_section_has_speaker_notes(path):
+    from slides import deck
+    built = deck.build_deck(nbformat.read(path, as_version=4), path.stem)
+    assert built.sections_without_notes == [], f"{name(path)}: sections without speaker notes"
