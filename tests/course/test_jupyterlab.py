@@ -1,0 +1,108 @@
+"""JupyterLab's "Run All", in a real browser: Debian's Chromium driven by Playwright.
+
+A learner opens a notebook and presses Run All; every cell must finish, errors shown on
+purpose must stay one line without stopping the run, the quiz must render as widgets, and
+no "news" popup may cover the page. The notebooks are copied to a scratch directory first,
+so nothing JupyterLab saves can land in the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+NOTEBOOKS = ["00-setup-and-tour.ipynb", "03-producers.ipynb"]
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install the Debian package `chromium`")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab on a copy of notebooks/, with the course's settings (no news popup)."""
+    work = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "notebooks", work / "notebooks")
+    runtime, port = work / "runtime", free_port()
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "BROWSER": "true"}
+    args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+            f"--LabApp.workspaces_dir={work / 'workspaces'}"]  # a fresh layout: no notebook left open
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    log = (work / "lab.log").open("w")
+    server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline, info = time.monotonic() + 120, None
+    while info is None and time.monotonic() < deadline:
+        for f in runtime.glob("jpserver-*.json"):
+            try:
+                found = json.loads(f.read_text())
+            except ValueError:
+                continue
+            if found.get("port") == port:
+                info = found
+        assert server.poll() is None, (work / "lab.log").read_text()[-2000:]
+        time.sleep(0.2)
+    assert info, "JupyterLab did not start"
+    yield f"http://127.0.0.1:{port}", info["token"]
+    server.terminate()
+    server.wait(30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield instance
+        instance.close()
+
+
+# The notebook's own view, through JupyterLab's API (window.jupyterapp): the model knows
+# each cell's execution count and outputs whether or not the cell is scrolled into view.
+_STATE = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    if (!panel || !panel.content || !panel.sessionContext || !panel.sessionContext.session) return null;
+    const code = panel.content.widgets.filter(c => c.model.type === 'code');
+    const outputs = code.flatMap(c => c.model.outputs.toJSON());
+    return {path: panel.context.path, kernel: panel.sessionContext.session.kernel?.status,
+            cells: code.length, done: code.filter(c => c.model.executionCount).length,
+            errors: outputs.filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue),
+            stderr: outputs.filter(o => o.name === 'stderr').map(o => String(o.text)),
+            widgets: outputs.filter(o => o.data && o.data['application/vnd.jupyter.widget-view+json']).length};
+}"""
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
+    base, token = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{base}/lab/tree/notebooks/{notebook}?token={token}")
+    opened = f"s && s.path.endsWith('{notebook}') && s.kernel === 'idle'"
+    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {opened}; }})()", timeout=90_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return s.done === s.cells && s.kernel === 'idle'; }})()",
+                           timeout=240_000, polling=500)
+    state = page.evaluate(f"({_STATE})()")
+    assert state["errors"] == [], f"{notebook}: cells ended in an error: {state['errors']}"
+    assert not [t for t in state["stderr"] if "%3|" in t or "Traceback" in t], state["stderr"][:3]
+    assert state["widgets"] >= 1, "the quiz did not render as widgets"
+    page.wait_for_timeout(500)
+    assert page.locator(".widget-radio-box").count() >= 3, "the quiz's radio buttons are not on the page"
+    assert page.locator(".Toastify__toast").count() == 0, "a notification popup covers the notebook"
+    page.close()
