@@ -15,6 +15,7 @@ papermill), the same questions appear as static HTML with each answer folded in 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -39,14 +40,19 @@ class Question:
         return f"✘ Not quite: the answer is “{right}”. {self.why}"
 
 
+def _text(text: str) -> str:
+    """Escaped text, with `code` in backticks shown as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def static_html(questions: Sequence[Question]) -> str:
     """The quiz as HTML that needs no kernel: questions, options, answers folded."""
     items = []
     for n, q in enumerate(questions, 1):
-        options = "".join(f"<li>{html.escape(o)}</li>" for o in q.options)
-        items.append(f"<div class='course-quiz'><p><b>{n}. {html.escape(q.prompt)}</b></p><ol type='a'>{options}</ol>"
-                     f"<details><summary>Answer</summary><p>{html.escape(q.options[q.answer])}. "
-                     f"{html.escape(q.why)}</p></details></div>")
+        options = "".join(f"<li>{_text(o)}</li>" for o in q.options)
+        items.append(f"<div class='course-quiz'><p><b>{n}. {_text(q.prompt)}</b></p><ol type='a'>{options}</ol>"
+                     f"<details><summary>Answer</summary><p>{_text(q.options[q.answer])}. "
+                     f"{_text(q.why)}</p></details></div>")
     return "".join(items)
 
 
@@ -60,7 +66,7 @@ def _widget(question: Question, n: int) -> Any:
     def check(_: Any) -> None:
         feedback.value = html.escape(question.verdict(choice.value))
     button.on_click(check)
-    title = widgets.HTML(f"<b>{n}. {html.escape(question.prompt)}</b>")
+    title = widgets.HTML(f"<b>{n}. {_text(question.prompt)}</b>")
     return widgets.VBox([title, choice, widgets.HBox([button, feedback])])
 
 

@@ -241,8 +241,14 @@ def _current(columns: list[Column]) -> Slide:
 
 
 # -- how a cell looks ---------------------------------------------------------------------------
+_NOTEBOOK_LINK = re.compile(r'<a href="(?![a-z]+:|/|#)([^"]+\.ipynb)"[^>]*>(.*?)</a>', re.S)
+
+
 def render_markdown(source: str, base: Path | None = None) -> str:
-    return _IMG.sub(lambda m: _offline_image(m, base), _ANCHOR.sub("", markdown2html_mistune(source)))
+    """Markdown as HTML for a deck; a link to another notebook becomes its path (the deck
+    is not next to the notebooks, and a projector audience cannot click anyway)."""
+    page = _IMG.sub(lambda m: _offline_image(m, base), _ANCHOR.sub("", markdown2html_mistune(source)))
+    return _NOTEBOOK_LINK.sub(lambda m: f"<code>notebooks/{html.unescape(m.group(1))}</code>", page)
 
 
 def _offline_image(match: re.Match, base: Path | None) -> str:
@@ -259,9 +265,26 @@ def _offline_image(match: re.Match, base: Path | None) -> str:
     return match.group(0).replace(match.group(1), f"data:{_MIME[path.suffix.lower()]};base64,{data}")
 
 
+_QUIZ = re.compile(r"<div class='course-quiz'>.*?</details></div>", re.S)
+
+
+def quiz_pieces(cell) -> list[tuple[str, float]]:
+    """A quiz cell in a deck: no code, one question per piece, its answer folded (a click
+    on "Answer" opens it, after the room has voted)."""
+    pieces = []
+    for output in cell.get("outputs", []):
+        page = output.get("data", {}).get("text/html", "")
+        for question in _QUIZ.findall(page if isinstance(page, str) else "".join(page)):
+            options = question.count("<li>")
+            pieces.append((f'<div class="output-html quiz">{question}</div>', 3 + 1.5 * options))
+    return pieces
+
+
 def code_pieces(cell, with_outputs: bool) -> list[tuple[str, float]]:
     """A code cell, then its outputs when they would not fit under it on one slide (they
     go on the slide below, as a cell's output does on a tall screen)."""
+    if with_outputs and cell.source.lstrip().startswith("course.quiz(") and quiz_pieces(cell):
+        return quiz_pieces(cell)
     body, lines = render_cell(cell, False)
     if not with_outputs:
         return [(body, lines)]
@@ -305,6 +328,8 @@ def render_output(output) -> tuple[str, float]:
     if kind == "error":
         return _pre(f"{output.ename}: {output.evalue}", "output error")
     data = output.get("data", {})
+    if "application/vnd.jupyter.widget-view+json" in data:
+        return "", 0  # a live widget: nothing to show without a kernel (its text/plain is its repr)
     if "image/png" in data:
         png = data["image/png"].replace("\n", "")
         base64.b64decode(png, validate=True)  # embedded, never fetched: decks stay offline

@@ -79,3 +79,16 @@ def test_librdkafka_logs_stay_out_of_the_output_unless_asked(dead_broker, capfd)
     lines = [line for line in out.splitlines() if line.startswith("librdkafka ")]
     assert lines and any("Connection refused" in line or "FAIL" in line for line in lines), out + err
     assert not client_logs._shown and all(isinstance(h, logging.NullHandler) for h in course.client_log.handlers)
+
+
+def test_the_quiz_gives_feedback_and_reads_without_a_kernel():
+    import importlib
+    quiz = importlib.import_module("kafka_course.quiz")
+    q = course.Question("Run `consume_all` twice: <how many>?", ["none", "all of them"], answer=1, why="Reading keeps.")
+    assert q.verdict(1).startswith("✔") and q.verdict(0).startswith("✘") and "all of them" in q.verdict(0)
+    assert q.verdict(None) == "Pick an answer first."
+    page = quiz.static_html([q])
+    assert "<code>consume_all</code>" in page and "&lt;how many&gt;" in page  # code shown, HTML escaped
+    assert page.index("<details>") < page.index("all of them. Reading keeps.")  # the answer is folded
+    with pytest.raises(ValueError):
+        course.Question("?", ["a", "b"], answer=2, why="")

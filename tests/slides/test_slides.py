@@ -179,6 +179,20 @@ def test_nothing_is_shrunk_long_things_are_cut_or_moved_below():
     assert "more lines in the notebook" in run_col.slides[1].parts[-1]  # 30 output lines cut to 10
 
 
+def test_links_to_notebooks_become_paths_and_quizzes_become_one_question_per_slide():
+    html = deck.render_markdown("Worked solutions: [solutions/00-x.ipynb](solutions/00-x.ipynb).")
+    assert "<a " not in html and "<code>notebooks/solutions/00-x.ipynb</code>" in html
+    quiz = nbformat.v4.new_code_cell("course.quiz([...])")
+    page = ("<details><summary>All answers</summary>" + "".join(
+        f"<div class='course-quiz'><p><b>{n}. Q{n}</b></p><ol type='a'><li>a</li><li>b</li></ol>"
+        f"<details><summary>Answer</summary><p>b. why</p></details></div>" for n in (1, 2, 3)) + "</details>")
+    quiz.outputs = [nbformat.v4.new_output("display_data", data={"text/html": page, "text/plain": "<HTML>"})]
+    result = deck.build_deck(_nb(_cell("md", "## Check yourself"), quiz), "95-test", with_outputs=True)
+    parts = [p for s in result.columns[0].slides for p in s.parts]
+    assert sum("course-quiz" in p for p in parts) == 3 and not any("course.quiz" in p for p in parts)
+    assert all("All answers" not in p for p in parts)  # questions visible, each answer folded
+
+
 def test_remote_images_become_links_so_decks_fetch_nothing():
     html = deck.render_markdown("![logo](https://example.com/logo.png)")
     assert "<img" not in html and "https://example.com/logo.png" in html
