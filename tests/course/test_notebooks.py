@@ -232,3 +232,24 @@ def test_every_section_has_speaker_notes(path):
     from slides import deck
     built = deck.build_deck(nbformat.read(path, as_version=4), path.stem)
     assert built.sections_without_notes == [], f"{name(path)}: sections without speaker notes"
+
+
+# The notebooks that show errors on purpose, executed the way an instructor pre-renders
+# outputs: nbconvert stops at the first error a cell raises, so exit 0 means every error
+# was caught and shown in one line.
+ERRORS_ON_PURPOSE = {"03-producers.ipynb": "MSG_SIZE_TOO_LARGE", "05-brokers-and-replication.ipynb":
+                     "INVALID_REPLICATION_FACTOR", "12-ecosystem.ipynb": "IncompatibleSchema"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ERRORS_ON_PURPOSE)
+def test_runs_under_nbconvert_execute(notebook, tmp_path, kernel_env):
+    done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                           "--ExecutePreprocessor.timeout=120", "--output-dir", str(tmp_path), notebook],
+                          cwd=ROOT / "notebooks", capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    executed = nbformat.read(tmp_path / notebook, as_version=4)
+    shown = [o.text for c in code_cells(executed) for o in c.outputs if o.get("name") == "stdout"]
+    name = ERRORS_ON_PURPOSE[notebook]
+    assert any(text.startswith(f"{name}: ") and text.count("\n") == 1 for text in shown), (
+        f"the error shown on purpose is missing: expected one line '{name}: <the sentence>'")
