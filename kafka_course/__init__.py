@@ -19,8 +19,8 @@ from . import checks, preflight
 from .clients import (PartitionOffsets, Message, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
                       partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
-from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_minikafka,
-                     requires_real_kafka)
+from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_broker_control,
+                     requires_minikafka, requires_real_kafka)
 from .client_logs import client_log, show_client_logs
 from .errors import expect_error
 from .members import GroupMember, leave_all, wait_for_members
@@ -31,6 +31,7 @@ __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
     "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
     "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
-    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz", "requires_minikafka",
-    "requires_real_kafka", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
+    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz",
+    "requires_broker_control", "requires_minikafka", "requires_real_kafka", "show_client_logs", "show_offsets",
+    "wait_for_members", "wait_until",
 ]
