@@ -16,8 +16,8 @@ notebooks 12 and 13, ``tools`` the command-line tools shaped like Kafka's script
 """
 
 from . import checks, preflight
-from .clients import (PartitionOffsets, Message, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
-                      partitions_of, produce_demo, producer, wait_until)
+from .clients import (PartitionOffsets, Message, admin, committed, consume_all, consumer, delete_topic, lag, new_topic,
+                      offsets, partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
 from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_broker_control,
                      requires_minikafka, requires_real_kafka)
@@ -30,8 +30,8 @@ from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
     "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
-    "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
-    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz",
+    "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic", "expect_error", "lag",
+    "leave_all", "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz",
     "requires_broker_control", "requires_minikafka", "requires_real_kafka", "show_client_logs", "show_offsets",
     "wait_for_members", "wait_until",
 ]
