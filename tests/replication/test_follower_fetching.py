@@ -114,3 +114,25 @@ def test_the_leader_names_the_preferred_replica_and_a_follower_serves_up_to_its_
         assert served.error_code == 0 and served.high_watermark == 5 and served.records
         old = raw.request(fetch_request(topic_id, 10)).responses[0].partitions[0]
         assert old.error_code == ErrorCode.not_leader_or_follower, "before v11 consumers fetch from leaders"
+
+
+def test_minikafka_serve_takes_broker_rack_from_server_properties(tmp_path):
+    import os
+    import subprocess
+    import sys
+    properties = tmp_path / "server.properties"
+    properties.write_text("listeners=PLAINTEXT://127.0.0.1:0\nbroker.rack=eu-west-1a\n")
+    command = [sys.executable, "-m", "minikafka.cli.main", "serve", str(properties), "--in-memory"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        line = proc.stdout.readline()
+        address = line.split("listening on ")[1].split()[0]
+        admin = AdminClient({"bootstrap.servers": address})
+        nodes = admin.describe_cluster().result(15).nodes
+        assert [n.rack for n in nodes] == ["eu-west-1a"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    wrong = subprocess.run(command + ["--brokers", "2", "--config", "broker.rack=a,b,c"], capture_output=True,
+                           text=True, timeout=30)
+    assert wrong.returncode == 2 and "2 broker(s) need 2 rack(s)" in wrong.stderr and "Traceback" not in wrong.stderr
