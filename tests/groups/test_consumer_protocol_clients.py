@@ -150,3 +150,23 @@ def test_an_invalid_group_protocol_is_refused_by_the_client_before_any_request()
         Consumer({"bootstrap.servers": "127.0.0.1:9", "group.id": "g", "group.protocol": "kip848"})
     assert info.value.args[0].name() == "_INVALID_ARG"
     assert 'Invalid value "kip848" for configuration property "group.protocol"' in info.value.args[0].str()
+
+
+def test_the_consumer_groups_tool_shows_each_groups_type_and_target_assignments(capsys, fast, topic_name):
+    from kafka_course.tools.consumer_groups import main
+    fast.create_topic(topic_name, partitions=2)
+    new = ConfluentMember(fast.bootstrap_servers, "tool-new", [topic_name], **CONSUMER)
+    old = ConfluentMember(fast.bootstrap_servers, "tool-old", [topic_name])
+    wait_until(lambda: len(partitions(new)) == len(partitions(old)) == 2, 20, "both groups assigned")
+    assert main(["--bootstrap-server", fast.bootstrap_servers, "--list", "--type"]) == 0
+    listed = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert listed[0] == ["GROUP", "TYPE"] and ["tool-new", "Consumer"] in listed and ["tool-old", "Classic"] in listed
+    assert main(["--bootstrap-server", fast.bootstrap_servers, "--list", "--type", "consumer"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == ["tool-new"]
+    base = ["--bootstrap-server", fast.bootstrap_servers, "--describe", "--group", "tool-new", "--members"]
+    assert main(base + ["--verbose"]) == 0
+    header, row = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert header[-2:] == ["CURRENT-ASSIGNMENT", "TARGET-ASSIGNMENT"]
+    assert row[-2:] == [f"{topic_name}(0,1)", f"{topic_name}(0,1)"]
+    new.stop()
+    old.stop()
