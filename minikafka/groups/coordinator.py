@@ -26,7 +26,7 @@ import time
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from . import offsets, replay
-from .consumer_protocol import Heartbeat, HeartbeatResult
+from .consumer_protocol import ConsumerGroup, Heartbeat, HeartbeatResult
 from .consumer_protocol_coordinator import ConsumerGroups, settings_from
 from .group import Group, GroupSettings
 from .member import JoinRequest, JoinResult, SyncResult
@@ -254,7 +254,7 @@ class GroupCoordinator:
         """Groups this broker coordinates, classic or consumer (KIP-848); ``states`` and ``types``
         filter by name, case-insensitively."""
         wanted, kinds = {s.lower() for s in states or ()}, {t.lower() for t in types or ()}
-        found = {**self.groups, **self.consumer_groups.groups}
+        found: dict[str, Group | ConsumerGroup] = {**self.groups, **self.consumer_groups.groups}
         return [g for g in found.values()
                 if self._leads(g.group_id) and (not wanted or str(g.state).lower() in wanted)
                 and (not kinds or g.group_type in kinds)]
