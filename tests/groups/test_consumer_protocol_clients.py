@@ -170,3 +170,20 @@ def test_the_consumer_groups_tool_shows_each_groups_type_and_target_assignments(
     assert row[-2:] == [f"{topic_name}(0,1)", f"{topic_name}(0,1)"]
     new.stop()
     old.stop()
+
+
+def test_a_restarted_static_member_takes_back_its_partitions_without_a_new_group_epoch(fast, topic_name):
+    fast.create_topic(topic_name, partitions=4)
+    first = ConfluentMember(fast.bootstrap_servers, "static", [topic_name], **CONSUMER, **{"group.instance.id": "i1"})
+    other = ConfluentMember(fast.bootstrap_servers, "static", [topic_name], **CONSUMER, **{"group.instance.id": "i2"})
+    wait_until(lambda: len(partitions(first)) == len(partitions(other)) == 2, 15, "two static members")
+    group = fast.call(lambda: fast.broker().groups.consumer_groups.get("static"))
+    before, epoch = partitions(first), group.group_epoch
+    first.stop()  # leaves with member epoch -2: its partitions wait for it
+    wait_until(lambda: any(m.member_epoch == -2 for m in group.members.values()), 10, "a temporary leave")
+    assert partitions(other) == {0, 1, 2, 3} - before
+    again = ConfluentMember(fast.bootstrap_servers, "static", [topic_name], **CONSUMER, **{"group.instance.id": "i1"})
+    wait_until(lambda: partitions(again) == before, 15, "the same partitions back")
+    assert group.group_epoch == epoch and len(group.members) == 2
+    again.stop()
+    other.stop()
