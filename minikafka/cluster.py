@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .broker import Broker
 from .config import BrokerConfig
@@ -28,10 +28,21 @@ from .server import Listener
 log = logging.getLogger("minikafka")
 
 
+def _racks(racks: Sequence[str | None] | None, setting: str, node_ids: tuple[int, ...]) -> dict[int, str | None]:
+    """Each broker's rack (KIP-392): ``racks`` in broker order, else ``broker.rack`` (one rack for
+    every broker, or a comma-separated list with one per broker)."""
+    if racks is None:
+        names = [r.strip() for r in setting.split(",")] if setting else []
+        racks = names if len(names) > 1 else [names[0] if names else None] * len(node_ids)
+    if len(racks) != len(node_ids):
+        raise ValueError(f"{len(node_ids)} broker(s) need {len(node_ids)} rack(s), not {len(racks)}: {list(racks)}")
+    return {node_id: rack or None for node_id, rack in zip(node_ids, racks)}
+
+
 class Cluster:
     def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
                  config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False,
-                 first_node_id: int = 1):
+                 first_node_id: int = 1, racks: Sequence[str | None] | None = None):
         if isinstance(brokers, bool) or not isinstance(brokers, int) or brokers < 1:
             raise ValueError(f"a cluster needs at least one broker, not {brokers!r}")
         if isinstance(first_node_id, bool) or not isinstance(first_node_id, int) or first_node_id < 0:
@@ -40,6 +51,7 @@ class Cluster:
         self.node_ids = tuple(range(first_node_id, first_node_id + brokers))
         self.host, self.first_port = host, port
         self.config = BrokerConfig(config or {})
+        self.racks = _racks(racks, self.config["broker.rack"], self.node_ids)
         self.in_memory = in_memory
         self._own_dir = data_dir is None and not in_memory
         self.data_dir = None if in_memory else Path(data_dir or tempfile.mkdtemp(prefix="minikafka-"))
@@ -119,6 +131,7 @@ class Cluster:
         self.dispatchers[node_id] = dispatcher
         self.ports[node_id] = listener.port  # a restarted broker comes back where clients knew it
         self.metadata.brokers[node_id] = (self.host, listener.port)
+        self.metadata.racks[node_id] = self.racks[node_id]
         self.brokers[node_id], self.listeners[node_id] = broker, listener
         self.controller.elect_controller()
         broker.load()
@@ -197,6 +210,15 @@ class Cluster:
             state = "is not running" if node_id in self.node_ids else "does not exist"
             raise ValueError(f"broker {node_id} {state} (this cluster has brokers {self._id_range})")
         return self.brokers[node_id]
+
+    def request_counts(self, node_id: int, api: str | None = None) -> dict[str, int]:
+        """How many requests one broker answered, by client id (of one API, e.g. "Fetch", or all):
+        which broker serves a consumer is visible here (KIP-392 moves fetches to followers)."""
+        counts: dict[str, int] = {}
+        for (name, client_id), n in list(self.dispatchers[node_id].requests.items()):
+            if api is None or name == api:
+                counts[client_id] = counts.get(client_id, 0) + n
+        return counts
 
     def faults(self, node_id: int | None = None) -> Faults:
         """The fault-injection handle of one broker (see ``minikafka.faults.Faults``)."""

@@ -90,6 +90,7 @@ class ClusterMetadata:
         self.topics: dict[str, TopicInfo] = {}
         self._collisions: dict[str, str] = {}  # collision_key(name) -> name
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
+        self.racks: dict[int, str | None] = {}  # broker.rack of each broker (KIP-392)
         self.producer_id_block_end = 0  # ids below this were handed out before a restart
         self._next_producer_id = 0
         self._journal: IO[str] | None = None

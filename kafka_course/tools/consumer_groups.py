@@ -4,7 +4,7 @@ Shaped like Kafka's ``kafka-consumer-groups.sh`` (same options, same columns), a
 like it a plain Kafka client: it only uses confluent-kafka's AdminClient, so it works
 against any Kafka cluster, not just minikafka::
 
-    minikafka consumer-groups --bootstrap-server B --list
+    minikafka consumer-groups --bootstrap-server B --list [--type [classic|consumer ...]]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
     minikafka consumer-groups --bootstrap-server B --reset-offsets --group G --topic T[:0,1]
         (--to-earliest | --to-latest | --to-offset N | --to-datetime 2024-05-01T12:00:00[.000])
@@ -12,6 +12,10 @@ against any Kafka cluster, not just minikafka::
     minikafka consumer-groups --bootstrap-server B --delete --group G
 
 LAG is the log end offset minus the committed offset: how far the group is behind.
+A group is ``classic`` (JoinGroup/SyncGroup, the client assigns) or ``consumer`` (Kafka 4's
+protocol, KIP-848: the broker assigns): ``--list --type`` says which, as Kafka 4's tool
+does, and ``--members --verbose`` shows a consumer group member's current and target
+assignments (they differ while partitions move).
 Offsets can only be reset, and groups deleted, while the group has no active members
 (a running consumer would overwrite the new offsets with its next commit).
 """
@@ -28,6 +32,7 @@ TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 8  # seconds to find a broker at the bootstrap address
 STATE_NAMES = {"PREPARING_REBALANCING": "PreparingRebalance", "COMPLETING_REBALANCING": "CompletingRebalance",
                "STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "UNKNOWN": "Unknown"}
+TYPE_NAMES = {"CLASSIC": "Classic", "CONSUMER": "Consumer", "UNKNOWN": "Unknown"}
 
 
 class CliError(Exception):
@@ -46,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--members", action="store_true", help="with --describe: one line per member")
     parser.add_argument("--verbose", action="store_true", help="with --members: show each member's partitions")
     parser.add_argument("--state", action="store_true", help="with --describe: coordinator, strategy and state")
+    parser.add_argument("--type", nargs="*", metavar="TYPE", choices=("classic", "consumer"),
+                        help="with --list: show each group's type (classic or consumer), or only these types")
     parser.add_argument("--topic", action="append", default=[], metavar="TOPIC[:P,P]", help="with --reset-offsets")
     parser.add_argument("--all-topics", action="store_true", help="with --reset-offsets: every committed topic")
     target = parser.add_mutually_exclusive_group()
@@ -67,7 +74,7 @@ def main(argv: list[str]) -> int:
     try:
         client = _connect(args.bootstrap_server)
         if args.list:
-            return _list(client)
+            return _list(client, args.type)
         if not args.group:
             raise CliError("Name the group with --group.")
         run = _describe if args.describe else _reset if args.reset_offsets else _delete
@@ -141,10 +148,21 @@ def _table(headers: list[str], rows: list[list]) -> str:
 
 
 # -- --list ----------------------------------------------------------------------------------------
-def _list(client) -> int:
+def _type(description) -> str:
+    kind = getattr(description, "type", None)
+    return TYPE_NAMES.get(getattr(kind, "name", str(kind)), "Unknown")
+
+
+def _list(client, types: list[str] | None) -> int:
     result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
-    for listing in sorted(result.valid, key=lambda g: g.group_id):
-        print(listing.group_id)
+    listings = sorted(result.valid, key=lambda g: g.group_id)
+    if types is None:
+        for listing in listings:
+            print(listing.group_id)
+        return 0
+    wanted = {t.lower() for t in types}
+    print(_table(["GROUP", "TYPE"], [[g.group_id, _type(g)] for g in listings
+                                     if not wanted or _type(g).lower() in wanted]))
     return 0
 
 
@@ -166,15 +184,19 @@ def _describe(client, group: str, args) -> None:
 
 
 def _members_table(group: str, description, verbose: bool) -> str:
-    headers = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + (["ASSIGNMENT"] if verbose else [])
+    consumer = _type(description) == "Consumer"  # KIP-848: the broker's target, reached member by member
+    extra = (["CURRENT-ASSIGNMENT", "TARGET-ASSIGNMENT"] if consumer else ["ASSIGNMENT"]) if verbose else []
     rows = []
     for m in sorted(description.members, key=lambda m: m.member_id):
         tps = m.assignment.topic_partitions
         row = [group, m.member_id, m.host, m.client_id, len(tps)]
         if verbose:
             row.append(_compact(tps) or "-")
+        if verbose and consumer:
+            target = m.target_assignment.topic_partitions if m.target_assignment else []
+            row.append(_compact(target) or "-")
         rows.append(row)
-    return _table(headers, rows)
+    return _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + extra, rows)
 
 
 def _compact(tps) -> str:

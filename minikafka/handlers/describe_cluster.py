@@ -7,7 +7,7 @@ from ..errors import ErrorCode
 
 async def handle(ctx, request):
     meta = ctx.broker.metadata
-    brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=None)
+    brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=meta.racks.get(i))
                     for i, (h, p) in sorted(meta.brokers.items()))
     return ctx.respond(error_code=ErrorCode.none, error_message=None, endpoint_type=1,
                        cluster_id=meta.cluster_id, controller_id=meta.controller_id, brokers=brokers,

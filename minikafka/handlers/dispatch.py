@@ -12,6 +12,7 @@ for every API, and calls the API's handler module (``handle(ctx, request)``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import importlib
 from functools import lru_cache
@@ -63,6 +64,7 @@ class RequestDispatcher:
     def __init__(self, broker: Broker):
         self.broker = broker
         self.faults = Faults(can_inject_error)
+        self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0) -> bytes | None:
         """Answer one request frame (without its size prefix); None when no answer is due (acks=0).
@@ -82,6 +84,7 @@ class RequestDispatcher:
         header, decoded = codec.decode_request(frame, api_key, version)
         request = _upgrade(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id)
+        self.requests[(api.name, ctx.client_id)] += 1
         injected = self.faults.take_error(api_key)
         if injected is not None:
             response = _error_response(ctx, request, injected)

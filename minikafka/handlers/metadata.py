@@ -68,7 +68,7 @@ def _requested_names(ctx, request) -> list[str] | None:
 
 def _respond(ctx, topics):
     meta = ctx.broker.metadata
-    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
+    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=meta.racks.get(i))
                     for i, (h, p) in sorted(meta.brokers.items()))
     return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
                        topics=topics)

@@ -6,6 +6,8 @@ consumers), writes one record per partition to ``__consumer_offsets`` and answer
 the write is replicated. A group-level error (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
 REBALANCE_IN_PROGRESS, NOT_COORDINATOR...) is reported on every partition. v2-4 carry
 a retention time, which Kafka ignores since 2.1 (``offsets.retention.minutes`` rules).
+From v9 the generation is a member epoch for members of a consumer-protocol group
+(KIP-848): a commit at another epoch than the member's gets STALE_MEMBER_EPOCH.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ async def _results(ctx, request, commits) -> dict:
     try:
         return await coordinator(ctx).commit(
             request.group_id, request.member_id, request.group_instance_id,
-            request.generation_id_or_member_epoch, commits)
+            request.generation_id_or_member_epoch, commits, ctx.api_version)
     except KafkaError as e:
         return {(t, p): e.code for t, p, _ in commits}
 

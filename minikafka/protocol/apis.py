@@ -35,15 +35,15 @@ API_TABLE: tuple[Api, ...] = (
     Api(1, "Fetch", 4, 12, "fetch"),
     Api(2, "ListOffsets", 1, 7, "list_offsets"),
     Api(3, "Metadata", 0, 12, "metadata"),
-    Api(8, "OffsetCommit", 2, 8, "offset_commit"),
-    Api(9, "OffsetFetch", 1, 7, "offset_fetch"),
+    Api(8, "OffsetCommit", 2, 9, "offset_commit"),
+    Api(9, "OffsetFetch", 1, 9, "offset_fetch"),
     Api(10, "FindCoordinator", 0, 3, "find_coordinator"),
     Api(11, "JoinGroup", 0, 7, "join_group"),
     Api(12, "Heartbeat", 0, 4, "heartbeat"),
     Api(13, "LeaveGroup", 0, 4, "leave_group"),
     Api(14, "SyncGroup", 0, 5, "sync_group"),
     Api(15, "DescribeGroups", 0, 5, "describe_groups"),
-    Api(16, "ListGroups", 0, 4, "list_groups"),
+    Api(16, "ListGroups", 0, 5, "list_groups"),
     Api(18, "ApiVersions", 0, 3, "api_versions"),
     Api(19, "CreateTopics", 2, 5, "create_topics"),
     Api(20, "DeleteTopics", 1, 5, "delete_topics"),
@@ -60,6 +60,8 @@ API_TABLE: tuple[Api, ...] = (
     Api(44, "IncrementalAlterConfigs", 0, 1, "incremental_alter_configs"),
     Api(47, "OffsetDelete", 0, 0, "offset_delete"),
     Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
+    Api(68, "ConsumerGroupHeartbeat", 0, 1, "consumer_group_heartbeat"),
+    Api(69, "ConsumerGroupDescribe", 0, 1, "consumer_group_describe"),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}
