@@ -60,6 +60,10 @@ API_TABLE: tuple[Api, ...] = (
     Api(44, "IncrementalAlterConfigs", 0, 1, "incremental_alter_configs"),
     Api(47, "OffsetDelete", 0, 0, "offset_delete"),
     Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
+    Api(76, "ShareGroupHeartbeat", 1, 1, "share_group_heartbeat"),  # KIP-932: share groups
+    Api(77, "ShareGroupDescribe", 1, 1, "share_group_describe"),
+    Api(78, "ShareFetch", 1, 1, "share_fetch"),
+    Api(79, "ShareAcknowledge", 1, 1, "share_acknowledge"),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}
