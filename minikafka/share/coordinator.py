@@ -46,8 +46,13 @@ class ShareGroupCoordinator:
         """Once: the share groups recorded before a restart (members rejoin by themselves)."""
         if self._loaded:
             return
+        try:
+            recorded = self.store.groups()
+        except KafkaError as e:  # the state topic has no leader yet: try again on the next request
+            log.info("share groups not loaded yet: %s", e)
+            return
         self._loaded = True
-        for group_id, value in self.store.groups().items():
+        for group_id, value in recorded.items():
             self.groups.setdefault(group_id, self._new(group_id, int(value.get("group_epoch", 0))))
 
     def _new(self, group_id: str, epoch: int = 0) -> ShareGroup:

@@ -74,12 +74,11 @@ class ShareGroup:
         if hb.member_epoch == LEAVE_EPOCH:
             return self.leave(hb.member_id), False
         member = self._join(hb, max_size) if hb.member_epoch == JOIN_EPOCH else self._known(hb)
-        if hb.subscribed is not None and tuple(sorted(hb.subscribed)) != member.subscribed:
-            member.subscribed = tuple(sorted(hb.subscribed))
-            self._bump()
+        wanted = tuple(sorted(set(hb.subscribed))) if hb.subscribed is not None else member.subscribed
+        changed, member.subscribed = wanted != member.subscribed, wanted
         member.rack_id = hb.rack_id if hb.rack_id is not None else member.rack_id
         member.deadline = now + session_timeout_s
-        self._reassign(topics)
+        self._reassign(topics, changed)
         behind = member.member_epoch != self.assignment_epoch
         news = behind or hb.member_epoch == JOIN_EPOCH or hb.subscribed is not None
         if behind:
@@ -114,15 +113,17 @@ class ShareGroup:
         member = self.members.pop(member_id, None)
         if member is None:
             raise KafkaError(ErrorCode.unknown_member_id, f"Share group {self.group_id!r} has no member {member_id}.")
+        self._partitions = {t: n for t, n in self._partitions.items() if t in self.subscribed_topics()}
         self._bump()
         member.member_epoch = LEAVE_EPOCH
         return member
 
     # -- assignment -----------------------------------------------------------------------------
-    def _reassign(self, topics: Mapping[str, int]) -> None:
-        """A new assignment when the subscribed topics' partitions changed (created, grown, deleted)."""
+    def _reassign(self, topics: Mapping[str, int], subscriptions_changed: bool = False) -> None:
+        """A new assignment when a subscription changed, or the subscribed topics' partitions did
+        (a topic created, grown or deleted)."""
         current = {t: topics[t] for t in self.subscribed_topics() if t in topics}
-        if current != self._partitions:
+        if subscriptions_changed or current != self._partitions:
             self._partitions = current
             self._bump()
         self.assignment_epoch = self.group_epoch

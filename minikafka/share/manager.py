@@ -243,8 +243,12 @@ class SharePartitionManager:
             await self.alarm.sleep(wait_s + 0.001)
 
     # -- what a teacher may look at -----------------------------------------------------------------
-    def describe(self, group_id: str, topic: str, index: int) -> dict:
-        """A share-partition's offsets and in-flight records, as plain data."""
+    def describe(self, group_id: str, topic: str, index: int) -> dict | None:
+        """A share-partition's offsets and in-flight records, as plain data; None if the group
+        never read the partition (looking does not start it)."""
+        key = self._key(group_id, topic, index)
+        if key not in self.partitions and self.store.read(partition_key(*key)) is None:
+            return None
         share, _ = self.share_partition(group_id, topic, index)
         return {"start_offset": share.start_offset, "end_offset": share.end_offset,
                 "records": {o: {"state": str(r.state), "delivery_count": r.delivery_count, "member_id": r.member_id}
