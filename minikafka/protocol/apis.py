@@ -43,7 +43,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(13, "LeaveGroup", 0, 4, "leave_group"),
     Api(14, "SyncGroup", 0, 5, "sync_group"),
     Api(15, "DescribeGroups", 0, 5, "describe_groups"),
-    Api(16, "ListGroups", 0, 4, "list_groups"),
+    Api(16, "ListGroups", 0, 5, "list_groups"),
     Api(18, "ApiVersions", 0, 3, "api_versions"),
     Api(19, "CreateTopics", 2, 5, "create_topics"),
     Api(20, "DeleteTopics", 1, 5, "delete_topics"),
