@@ -4,7 +4,7 @@ Shaped like Kafka's ``kafka-consumer-groups.sh`` (same options, same columns), a
 like it a plain Kafka client: it only uses confluent-kafka's AdminClient, so it works
 against any Kafka cluster, not just minikafka::
 
-    minikafka consumer-groups --bootstrap-server B --list
+    minikafka consumer-groups --bootstrap-server B --list [--type]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
     minikafka consumer-groups --bootstrap-server B --reset-offsets --group G --topic T[:0,1]
         (--to-earliest | --to-latest | --to-offset N | --to-datetime 2024-05-01T12:00:00[.000])
@@ -12,6 +12,8 @@ against any Kafka cluster, not just minikafka::
     minikafka consumer-groups --bootstrap-server B --delete --group G
 
 LAG is the log end offset minus the committed offset: how far the group is behind.
+Share groups (KIP-932) are listed and described too (``share_groups``): where each
+share-partition starts, and the members, who all read every partition.
 Offsets can only be reset, and groups deleted, while the group has no active members
 (a running consumer would overwrite the new offsets with its next commit).
 """
@@ -22,7 +24,9 @@ import argparse
 import datetime
 import sys
 
+from . import share_groups, wire
 from .common import add_bootstrap, describe_client_error
+from .common import table as _table
 
 TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 8  # seconds to find a broker at the bootstrap address
@@ -43,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                        ("--reset-offsets", "move a group's committed offsets"), ("--delete", "delete a group")):
         action.add_argument(name, action="store_true", help=text)
     parser.add_argument("--group", action="append", default=[], help="group id (repeatable)")
+    parser.add_argument("--type", action="store_true", help="with --list: each group's type and state")
     parser.add_argument("--members", action="store_true", help="with --describe: one line per member")
     parser.add_argument("--verbose", action="store_true", help="with --members: show each member's partitions")
     parser.add_argument("--state", action="store_true", help="with --describe: coordinator, strategy and state")
@@ -67,7 +72,7 @@ def main(argv: list[str]) -> int:
     try:
         client = _connect(args.bootstrap_server)
         if args.list:
-            return _list(client)
+            return _list(client, args.type)
         if not args.group:
             raise CliError("Name the group with --group.")
         run = _describe if args.describe else _reset if args.reset_offsets else _delete
@@ -134,23 +139,38 @@ def _offsets(client, partitions, spec) -> dict[tuple[str, int], int]:
             for tp, f in futures.items()}
 
 
-def _table(headers: list[str], rows: list[list]) -> str:
-    cells = [headers] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
-
-
 # -- --list ----------------------------------------------------------------------------------------
-def _list(client) -> int:
+def _list(client, with_type: bool) -> int:
+    if with_type:
+        rows = _share_call(lambda: share_groups.groups(client), "list the groups")
+        print(_table(["GROUP", "TYPE", "STATE"], [list(row) for row in rows]))
+        return 0
     result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
-    for listing in sorted(result.valid, key=lambda g: g.group_id):
-        print(listing.group_id)
+    names = {listing.group_id for listing in result.valid}
+    try:  # share groups too, where the cluster knows group types (Kafka 4)
+        names |= {g for g, kind, _ in share_groups.groups(client) if kind == "Share"}
+    except wire.WireError:
+        pass
+    for name in sorted(names):
+        print(name)
     return 0
+
+
+def _share_call(fn, what: str):
+    try:
+        return fn()
+    except wire.WireError as e:
+        raise CliError(f"Could not {what}: {e}.") from None
 
 
 # -- --describe --------------------------------------------------------------------------------------
 def _describe(client, group: str, args) -> None:
-    description = _group(client, group)
+    try:
+        description = _group(client, group)
+    except CliError:
+        if _share_call(lambda: share_groups.describe(client, group, args), f"describe group {group!r}"):
+            return
+        raise
     if args.state:
         node = description.coordinator
         print(_table(["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],

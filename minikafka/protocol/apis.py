@@ -64,6 +64,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(77, "ShareGroupDescribe", 1, 1, "share_group_describe"),
     Api(78, "ShareFetch", 1, 1, "share_fetch"),
     Api(79, "ShareAcknowledge", 1, 1, "share_acknowledge"),
+    Api(90, "DescribeShareGroupOffsets", 0, 1, "describe_share_group_offsets"),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}

@@ -23,6 +23,7 @@ from ..metadata import ClusterMetadata
 from .alarm import Alarm
 from .configs import GroupConfig
 from .group import LEAVE_EPOCH, Heartbeat, ShareGroup, ShareMember
+from .states import RecordState
 from .state_topic import StateStore, group_key
 
 log = logging.getLogger("minikafka.share")
@@ -104,6 +105,22 @@ class ShareGroupCoordinator:
         self._owned(group_id)
         return self.groups.get(group_id)
 
+    def start_offsets(self, group_id: str, wanted: dict[str, list[int]] | None,
+                      high_watermark: Callable[[str, int], int | None]) -> list[tuple[str, int, int, int]]:
+        """DescribeShareGroupOffsets: (topic, partition, start offset, lag) of the group's share-partitions,
+        all of them or the ``wanted`` ones (-1, -1 for one the group never read). The lag counts the
+        records up to the high watermark not yet acknowledged or archived."""
+        self._owned(group_id)
+        if group_id not in self.groups:
+            raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} is not a share group.")
+        states = {}
+        for (topic_id, index), snapshot in self.store.share_partitions(group_id).items():
+            topic = self.metadata.topic_by_id(topic_id)
+            if topic is not None:
+                states[(topic.name, index)] = snapshot
+        keys = sorted(states) if wanted is None else [(t, i) for t, ps in wanted.items() for i in ps]
+        return [(t, i, *_offset_and_lag(states.get((t, i)), high_watermark(t, i))) for t, i in keys]
+
     def list_groups(self) -> list[ShareGroup]:
         self._load()
         return [g for g in self.groups.values() if self.coordinator_of(g.group_id) == self.node_id]
@@ -123,6 +140,16 @@ class ShareGroupCoordinator:
             deadlines = [d for d in (g.next_deadline() for g in self.groups.values()) if d is not None]
             wait_s = min([MAX_IDLE_S] + [d - self.clock() for d in deadlines])
             await self.alarm.sleep(wait_s + 0.001)
+
+
+def _offset_and_lag(snapshot: dict | None, high_watermark: int | None) -> tuple[int, int]:
+    if snapshot is None:
+        return -1, -1
+    start = snapshot["start_offset"]
+    if high_watermark is None:
+        return start, -1
+    done = sum(last - first + 1 for first, last, state, _ in snapshot["batches"] if RecordState(state).terminal)
+    return start, max(0, high_watermark - start - done)
 
 
 def _check(group_id: str, hb: Heartbeat) -> None:

@@ -78,6 +78,8 @@ class StateStore(Protocol):
 
     def groups(self) -> dict[str, dict]: ...
 
+    def share_partitions(self, group_id: str) -> dict[tuple[str, int], dict]: ...
+
 
 class ShareStateTopic:
     """``__share_group_state`` reached from one broker."""
@@ -141,17 +143,19 @@ class ShareStateTopic:
                 latest = value
         return decode(latest)
 
-    def groups(self) -> dict[str, dict]:
-        """Every share group recorded (after a restart, so ListGroups still shows them)."""
+    def _latest(self) -> dict[bytes, bytes | None]:
+        """The latest value of every key in the topic (what compaction would keep)."""
         if TOPIC not in self.local.metadata.topics:
             return {}
-        found: dict[str, dict | None] = {}
-        for index in range(self.num_partitions):
-            for key, value in self._entries(index):
-                k = json.loads(key)
-                if k.get("type") == "share_group":
-                    found[k["group"]] = decode(value)
-        return {g: v for g, v in found.items() if v is not None}
+        return {key: value for index in range(self.num_partitions) for key, value in self._entries(index)}
+
+    def groups(self) -> dict[str, dict]:
+        """Every share group recorded (after a restart, so ListGroups still shows them)."""
+        return groups_in({k: decode(v) for k, v in self._latest().items()})
+
+    def share_partitions(self, group_id: str) -> dict[tuple[str, int], dict]:
+        """The state of each share-partition of a group, by (topic id, partition)."""
+        return share_partitions_in({k: decode(v) for k, v in self._latest().items()}, group_id)
 
 
 class MemoryStateStore:
@@ -173,9 +177,19 @@ class MemoryStateStore:
         return self.values.get(key)
 
     def groups(self) -> dict[str, dict]:
-        out = {}
-        for key, value in self.values.items():
-            k = json.loads(key)
-            if k["type"] == "share_group" and value is not None:
-                out[k["group"]] = value
-        return out
+        return groups_in(self.values)
+
+    def share_partitions(self, group_id: str) -> dict[tuple[str, int], dict]:
+        return share_partitions_in(self.values, group_id)
+
+
+def groups_in(latest: dict[bytes, dict | None]) -> dict[str, dict]:
+    keys = {key: json.loads(key) for key in latest}
+    return {k["group"]: latest[key] for key, k in keys.items()  # type: ignore[misc]
+            if k.get("type") == "share_group" and latest[key] is not None}
+
+
+def share_partitions_in(latest: dict[bytes, dict | None], group_id: str) -> dict[tuple[str, int], dict]:
+    keys = {key: json.loads(key) for key in latest}
+    return {(k["topic_id"], k["partition"]): latest[key] for key, k in keys.items()  # type: ignore[misc]
+            if k.get("type") == "share_partition" and k["group"] == group_id and latest[key] is not None}
