@@ -79,7 +79,11 @@ class SharePartitionManager:
         locks = self.config["group.share.partition.max.record.locks"]
         snapshot = self.store.read(partition_key(group_id, self.metadata.topics[topic].topic_id, part.index))
         if snapshot is not None:
-            return SharePartition.restore(snapshot, limit, locks, self.clock)
+            try:
+                return SharePartition.restore(snapshot, limit, locks, self.clock)
+            except (KeyError, ValueError, TypeError) as e:  # a damaged record: start again, and say so
+                log.warning("share state of %s-%d for group %r is unreadable (%s); starting afresh",
+                            topic, part.index, group_id, e)
         earliest = self.group_config(group_id)["share.auto.offset.reset"] == "earliest"
         share = SharePartition(part.log_start_offset if earliest else part.high_watermark, limit, locks, self.clock)
         self._save(group_id, topic, part.index, share)  # the start offset is fixed from now on

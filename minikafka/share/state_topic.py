@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from .. import records
 from ..clock import now_ms
@@ -61,6 +61,23 @@ def encode(value: dict | None) -> bytes | None:
 
 def decode(data: bytes | None) -> dict | None:
     return None if data is None else json.loads(data)
+
+
+KINDS = ("share_partition", "share_group")
+Parsed = tuple[dict, dict | None]  # a record's key and value, read
+
+
+def parse(key: bytes, value: bytes | None) -> Parsed | None:
+    """A record of the topic as (key, value); None, logged, for one that cannot be read
+    (a damaged disk): one bad record must not keep the others from loading."""
+    try:
+        k, v = json.loads(key), decode(value)
+        if isinstance(k, dict) and k.get("type") in KINDS and "group" in k and (v is None or isinstance(v, dict)):
+            return k, v
+    except (ValueError, UnicodeDecodeError):
+        pass
+    log.warning("skipping an unreadable record of %s (key %r)", TOPIC, key[:60])
+    return None
 
 
 def placement(key: bytes) -> str:
@@ -125,37 +142,38 @@ class ShareStateTopic:
             except KafkaError as e:  # written on the leader; followers will catch up
                 log.warning("share state not yet on every in-sync replica: %s", e)
 
-    def _entries(self, index: int) -> Iterator[tuple[bytes, bytes | None]]:
+    def _entries(self, index: int) -> Iterator[tuple[bytes, Parsed]]:
         part = self._leader(index)
         for header, batch in part.log.batches(part.log_start_offset):
             if not header.is_control:
                 for r in records.iter_records(batch):
-                    if r.key is not None:
-                        yield r.key, r.value
+                    parsed = parse(r.key, r.value) if r.key is not None else None
+                    if parsed is not None:
+                        yield r.key, parsed  # type: ignore[misc]
 
     def read(self, key: bytes) -> dict | None:
         """The latest value of ``key`` (None when absent or deleted)."""
         if TOPIC not in self.local.metadata.topics:
             return None
         latest = None
-        for k, value in self._entries(self._index(key)):
+        for k, (_, value) in self._entries(self._index(key)):
             if k == key:
                 latest = value
-        return decode(latest)
+        return latest
 
-    def _latest(self) -> dict[bytes, bytes | None]:
+    def _latest(self) -> dict[bytes, Parsed]:
         """The latest value of every key in the topic (what compaction would keep)."""
         if TOPIC not in self.local.metadata.topics:
             return {}
-        return {key: value for index in range(self.num_partitions) for key, value in self._entries(index)}
+        return {key: parsed for index in range(self.num_partitions) for key, parsed in self._entries(index)}
 
     def groups(self) -> dict[str, dict]:
         """Every share group recorded (after a restart, so ListGroups still shows them)."""
-        return groups_in({k: decode(v) for k, v in self._latest().items()})
+        return groups_in(self._latest().values())
 
     def share_partitions(self, group_id: str) -> dict[tuple[str, int], dict]:
         """The state of each share-partition of a group, by (topic id, partition)."""
-        return share_partitions_in({k: decode(v) for k, v in self._latest().items()}, group_id)
+        return share_partitions_in(self._latest().values(), group_id)
 
 
 class MemoryStateStore:
@@ -177,19 +195,16 @@ class MemoryStateStore:
         return self.values.get(key)
 
     def groups(self) -> dict[str, dict]:
-        return groups_in(self.values)
+        return groups_in((json.loads(k), v) for k, v in self.values.items())
 
     def share_partitions(self, group_id: str) -> dict[tuple[str, int], dict]:
-        return share_partitions_in(self.values, group_id)
+        return share_partitions_in(((json.loads(k), v) for k, v in self.values.items()), group_id)
 
 
-def groups_in(latest: dict[bytes, dict | None]) -> dict[str, dict]:
-    keys = {key: json.loads(key) for key in latest}
-    return {k["group"]: latest[key] for key, k in keys.items()  # type: ignore[misc]
-            if k.get("type") == "share_group" and latest[key] is not None}
+def groups_in(latest: Iterable[Parsed]) -> dict[str, dict]:
+    return {k["group"]: v for k, v in latest if k["type"] == "share_group" and v is not None}
 
 
-def share_partitions_in(latest: dict[bytes, dict | None], group_id: str) -> dict[tuple[str, int], dict]:
-    keys = {key: json.loads(key) for key in latest}
-    return {(k["topic_id"], k["partition"]): latest[key] for key, k in keys.items()  # type: ignore[misc]
-            if k.get("type") == "share_partition" and k["group"] == group_id and latest[key] is not None}
+def share_partitions_in(latest: Iterable[Parsed], group_id: str) -> dict[tuple[str, int], dict]:
+    return {(str(k.get("topic_id")), int(k.get("partition", -1))): v for k, v in latest
+            if k["type"] == "share_partition" and k["group"] == group_id and v is not None}
