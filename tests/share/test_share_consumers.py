@@ -172,3 +172,49 @@ def test_share_state_survives_a_broker_restart(share_cluster, topic_name):
         assert committed(b) == {0: None}
     finally:
         b.close()
+
+
+def test_a_consumer_that_closes_gives_back_what_it_holds_at_once(share_cluster, topic_name):
+    """Closing sends the last share request (epoch -1): the broker releases the records
+    still held, so another member gets them now, not when the lock would run out."""
+    bootstrap = share_cluster.bootstrap_servers
+    earliest(bootstrap, "leaver")
+    produce_batches(bootstrap, topic_name, 1)
+    a, b = explicit_consumer(bootstrap, "leaver", topic_name), explicit_consumer(bootstrap, "leaver", topic_name)
+    try:
+        poll_one(a)
+        a.close()
+        closed_at = time.monotonic()
+        again = poll_one(b)
+        assert (again.offset(), again.delivery_count()) == (0, 2)
+        assert time.monotonic() - closed_at < LOCK_MS / 1000, "released by the close, before the lock ran out"
+    finally:
+        b.close()
+
+
+def test_one_group_id_cannot_be_both_a_consumer_group_and_a_share_group(share_cluster, topic_name):
+    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+    bootstrap = share_cluster.bootstrap_servers
+    produce_batches(bootstrap, topic_name, 1)
+    share = share_consumer(bootstrap, "queue", topic_name)
+    classic = Consumer({"bootstrap.servers": bootstrap, "group.id": "queue", "log_level": 0})
+    try:
+        wait_until(lambda: share.poll(0.2) is not None and share_cluster.call(
+            lambda: share_cluster.broker().share_groups.is_share_group("queue")), 10, "the share group")
+        classic.subscribe([topic_name])
+        errors = wait_until(lambda: [m.error().code() for m in [classic.poll(0.2)] if m is not None and m.error()],
+                            10, "JoinGroup's answer")
+        assert errors == [KafkaError.INCONSISTENT_GROUP_PROTOCOL]
+    finally:
+        classic.close()
+        share.close()
+    committer = Consumer({"bootstrap.servers": bootstrap, "group.id": "queue-classic"})
+    committer.commit(offsets=[TopicPartition(topic_name, 0, 0)], asynchronous=False)  # a consumer group now
+    committer.close()
+    other = share_consumer(bootstrap, "queue-classic", topic_name)
+    try:
+        with pytest.raises(KafkaException) as e:
+            wait_until(lambda: other.poll(0.2) and False, 10, "ShareGroupHeartbeat's answer")
+        assert e.value.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND and e.value.args[0].fatal()
+    finally:
+        other.close()
