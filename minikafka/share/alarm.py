@@ -37,6 +37,7 @@ class Waiters:
 
     def waiter(self) -> asyncio.Future:
         future = asyncio.get_running_loop().create_future()
+        self._futures = [f for f in self._futures if not f.done()]  # requests that timed out meanwhile
         self._futures.append(future)
         return future
 

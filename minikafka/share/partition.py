@@ -146,6 +146,10 @@ class SharePartition:
                                                                  for t in batch.types):
             raise KafkaError(ErrorCode.invalid_request,
                              f"Acknowledgement batch {batch.first_offset}-{batch.last_offset} is malformed.")
+        if batch.first_offset < self.start_offset or batch.last_offset >= self.end_offset:
+            raise KafkaError(ErrorCode.invalid_record_state,
+                             f"Offsets {batch.first_offset}-{batch.last_offset} are not all in flight "
+                             f"(the in-flight records are {self.start_offset}-{self.end_offset - 1}).")
         for offset in range(batch.first_offset, batch.last_offset + 1):
             record = self.records.get(offset)
             if record is None or record.state is not S.ACQUIRED or record.member_id != member_id:

@@ -109,6 +109,14 @@ def test_an_acknowledgement_of_a_record_not_held_changes_nothing(clock):
     assert states(sp) == {0: ("Acquired", 1), 1: ("Acquired", 1)}, "all or nothing"
 
 
+def test_an_acknowledgement_outside_the_window_is_refused_without_walking_it(clock):
+    sp = share(clock)
+    sp.acquire("a", [(0, 1)], 10, LOCK_MS)
+    with pytest.raises(KafkaError) as e:
+        sp.acknowledge("a", [ack(0, 2**62, ACCEPT)])  # would take forever offset by offset
+    assert e.value.code == ErrorCode.invalid_record_state
+
+
 @pytest.mark.parametrize("batch", [ack(1, 0, ACCEPT), ack(0, 1, ACCEPT, ACCEPT, ACCEPT), ack(0, 0, 7), ack(0, 0)])
 def test_a_malformed_acknowledgement_is_an_invalid_request(clock, batch):
     sp = share(clock)

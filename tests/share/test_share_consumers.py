@@ -218,3 +218,33 @@ def test_one_group_id_cannot_be_both_a_consumer_group_and_a_share_group(share_cl
         assert e.value.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND and e.value.args[0].fatal()
     finally:
         other.close()
+
+
+def test_a_new_partition_leader_takes_over_the_share_state(make_cluster, topic_name):
+    """The share state is replicated with ``__share_group_state``: when the partition's leader
+    stops, the new leader reads it back and consumers carry on where the group was."""
+    cluster = make_cluster(brokers=3, config=SHARE_CONFIG)
+    cluster.create_topic(topic_name, partitions=1, replication_factor=3)
+    earliest(cluster.bootstrap_servers, "ha")
+    produce_batches(cluster.bootstrap_servers, topic_name, 4)
+    a = explicit_consumer(cluster.bootstrap_servers, "ha", topic_name)
+    for kind in (AcknowledgeType.ACCEPT, AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE):
+        a.acknowledge(poll_one(a), kind)
+    assert committed(a) == {0: None}
+    a.close()
+    before = cluster.share_partition_state("ha", topic_name)
+    old_leader = cluster.partition_state(topic_name)["leader"]
+    cluster.stop_broker(old_leader)
+    assert cluster.partition_state(topic_name)["leader"] != old_leader
+    assert cluster.share_partition_state("ha", topic_name) == before
+    b = explicit_consumer(cluster.bootstrap_servers, "ha", topic_name)
+    try:
+        seen = []
+        for _ in range(2):
+            message = poll_one(b, timeout=20)
+            seen.append((message.offset(), message.delivery_count()))
+            b.acknowledge(message)
+        assert seen == [(2, 2), (3, 1)]
+        assert committed(b) == {0: None}
+    finally:
+        b.close()
