@@ -1,8 +1,9 @@
 """ShareGroupDescribe (KIP-932): a share group's state, epochs and members with their assignments.
 
 What ``kafka-share-groups.sh --describe --members`` shows. An id with no share group
-behind it gets GROUP_ID_NOT_FOUND, as in Kafka; every operation is authorized, as there
-are no ACLs.
+behind it gets GROUP_ID_NOT_FOUND, with Kafka's sentence ("Group g is not a share group."
+for a consumer group's id, "Group g not found." otherwise); every operation is
+authorized, as there are no ACLs.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ def _member(ctx, m):
 def _described(ctx, group_id: str, operations: int):
     try:
         group = ctx.broker.share_groups.describe(group_id)
-        if group is None:
-            raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} is not a share group.")
     except KafkaError as e:
         return ctx.make("DescribedGroup", error_code=e.code, error_message=e.message, group_id=group_id,
                         group_state="Dead", group_epoch=-1, assignment_epoch=-1, assignor_name="", members=(),

@@ -86,7 +86,7 @@ class ShareGroupCoordinator:
         group = self.groups.get(group_id)
         if group is None:
             if hb.member_epoch != 0:
-                raise KafkaError(ErrorCode.group_id_not_found, f"Share group {group_id} not found.")
+                raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} not found.")
             other = self.other_group_type(group_id)
             if other is not None:
                 raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} is not a share group "
@@ -100,10 +100,17 @@ class ShareGroupCoordinator:
         return member, news and member.member_epoch != LEAVE_EPOCH, settings["share.heartbeat.interval.ms"]
 
     # -- ShareGroupDescribe, ListGroups -------------------------------------------------------------
-    def describe(self, group_id: str) -> ShareGroup | None:
-        """The group, or None when there is no share group of that id (GROUP_ID_NOT_FOUND)."""
+    def describe(self, group_id: str) -> ShareGroup:
+        """ShareGroupDescribe of one group; GROUP_ID_NOT_FOUND when no share group has that id."""
+        if not group_id:
+            raise KafkaError(ErrorCode.invalid_group_id, "A group id cannot be empty.")
         self._owned(group_id)
-        return self.groups.get(group_id)
+        group = self.groups.get(group_id)
+        if group is None:
+            other = self.other_group_type(group_id)
+            raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} is not a share group." if other
+                             else f"Group {group_id} not found.")
+        return group
 
     def start_offsets(self, group_id: str, wanted: dict[str, list[int]] | None,
                       high_watermark: Callable[[str, int], int | None]) -> list[tuple[str, int, int, int]]:

@@ -140,6 +140,8 @@ def test_groups_and_their_epochs_are_recorded_and_read_back():
     assert (member.member_epoch, news, interval) == (1, True, 5000)
     again = coordinator(store)
     assert again.is_share_group("g") and again.describe("g").group_epoch == 1
+    assert code_of(again.describe, "other") == ErrorCode.group_id_not_found
+    assert code_of(again.describe, "") == ErrorCode.invalid_group_id
     assert [g.group_id for g in again.list_groups()] == ["g"]
     assert code_of(again.heartbeat, "g", Heartbeat("m", 1)) == ErrorCode.unknown_member_id, \
         "members are not kept across a restart: they rejoin"

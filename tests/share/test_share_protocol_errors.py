@@ -103,7 +103,8 @@ def test_a_group_id_is_either_a_share_group_or_a_consumer_group(raw, topic_name)
         ErrorCode.inconsistent_group_protocol
     [unknown] = raw.request(ShareGroupDescribeRequest(group_ids=("classic",),
                                                       include_authorized_operations=False)).groups
-    assert unknown.error_code == ErrorCode.group_id_not_found
+    assert (unknown.error_code, unknown.error_message) == (ErrorCode.group_id_not_found,
+                                                          "Group classic is not a share group.")
 
 
 def test_share_session_epochs(raw, topic_id):
