@@ -248,3 +248,20 @@ def test_a_new_partition_leader_takes_over_the_share_state(make_cluster, topic_n
         assert committed(b) == {0: None}
     finally:
         b.close()
+
+
+def test_a_new_share_group_starts_at_the_end_of_the_log_by_default(share_cluster, topic_name):
+    """``share.auto.offset.reset`` is ``latest`` unless the group says ``earliest``."""
+    bootstrap = share_cluster.bootstrap_servers
+    produce_batches(bootstrap, topic_name, 3)
+    consumer = explicit_consumer(bootstrap, "late", topic_name)
+    try:
+        wait_until(lambda: consumer.poll(0.2) is not None and share_cluster.share_partition_state("late", topic_name),
+                   10, "the group's first fetch")
+        assert share_cluster.share_partition_state("late", topic_name)["start_offset"] == 3
+        produce_batches(bootstrap, topic_name, 1, start=3)
+        message = poll_one(consumer)
+        assert (message.offset(), message.value()) == (3, b"r3")
+        consumer.acknowledge(message)
+    finally:
+        consumer.close()
