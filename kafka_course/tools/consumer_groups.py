@@ -1,8 +1,9 @@
 """``minikafka consumer-groups``: list, describe, reset and delete consumer groups.
 
 Shaped like Kafka's ``kafka-consumer-groups.sh`` (same options, same columns), and
-like it a plain Kafka client: it only uses confluent-kafka's AdminClient, so it works
-against any Kafka cluster, not just minikafka::
+like it a plain Kafka client: it uses confluent-kafka's AdminClient (and, for what that
+cannot ask, a few requests over the wire, ``wire``), so it works against any Kafka
+cluster, not just minikafka::
 
     minikafka consumer-groups --bootstrap-server B --list [--type]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
