@@ -200,7 +200,7 @@ class SharePartitionManager:
 
     def _acquire(self, session: ShareSession, share: SharePartition, part: Partition, max_records: int,
                  max_bytes: int, lock_ms: int) -> Fetched:
-        batches = read_batches(part, share.next_fetch_offset(), max_bytes)
+        batches = read_batches(part, share, max_records, max_bytes)
         runs = share.acquire(session.member_id, [(h.base_offset, h.last_offset) for h, _ in batches],
                              max_records, lock_ms)
         if not runs:
@@ -263,16 +263,22 @@ def len_of(runs: list[Acquired]) -> int:
     return sum(r.last_offset - r.first_offset + 1 for r in runs)
 
 
-def read_batches(part: Partition, offset: int, max_bytes: int) -> list[tuple]:
-    """Data batches of the log from the one holding ``offset`` up to the high watermark."""
+def read_batches(part: Partition, share: SharePartition, max_records: int, max_bytes: int) -> list[tuple]:
+    """The data batches a fetch may acquire from: from the first available record up to the
+    high watermark, no further than ``max_records`` new records or the in-flight window
+    allows (so a long backlog is not read whole on every fetch)."""
     out: list[tuple] = []
-    size = 0
+    size = fresh = 0
+    offset = share.next_fetch_offset()
     if offset >= part.high_watermark:
         return out
     for header, batch in part.log.batches(max(offset, part.log_start_offset)):
         if header.last_offset >= part.high_watermark or (out and size + header.size > max_bytes):
             break
+        if fresh >= max_records or header.base_offset - share.start_offset >= share.max_record_locks:
+            break
         if not header.is_control:
             out.append((header, batch))
             size += header.size
+            fresh += max(0, header.last_offset + 1 - max(header.base_offset, share.end_offset))
     return out
