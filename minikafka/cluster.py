@@ -320,6 +320,15 @@ class Cluster:
                         part.log.roll()
         self.call(roll)
 
+    def share_partition_state(self, group: str, topic: str, partition: int = 0) -> dict | None:
+        """A share group's view of one partition (KIP-932), from the partition's leader: the start
+        and end offsets (SPSO, SPEO) and each in-flight record's state, delivery count and holder.
+        None while the group has never read the partition."""
+        def read():
+            leader = self.brokers[self.metadata.topics[topic].partitions[partition].leader]
+            return leader.share_partitions.describe(group, topic, partition)
+        return self.call(read)
+
     def transaction_state(self, transactional_id: str) -> str:
         """The coordinator's state of a transactional id (``EMPTY``, ``ONGOING``...), or ``unknown``."""
         def read():

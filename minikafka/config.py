@@ -112,7 +112,24 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("transactional.id.expiration.ms", "int", 7 * _DAY_MS, "Forget an idle transactional id after this."),
     Setting("transaction.state.log.num.partitions", "int", 50, "Partitions of __transaction_state."),
     Setting("transaction.state.log.replication.factor", "int", 3,
-            "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),
+            "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),    # Share groups (KIP-932): a group's own setting (share.*, see minikafka.share.configs) wins over these.
+    Setting("group.share.record.lock.duration.ms", "int", 30_000, "How long a share consumer holds an acquired record before it is offered again."),
+    Setting("group.share.min.record.lock.duration.ms", "int", 15_000, "Smallest share.record.lock.duration.ms a group may set."),
+    Setting("group.share.max.record.lock.duration.ms", "int", 60_000, "Largest share.record.lock.duration.ms a group may set."),
+    Setting("group.share.delivery.count.limit", "int", 5, "A record delivered this many times without being accepted is archived."),
+    Setting("group.share.partition.max.record.locks", "int", 2000, "Most in-flight records of one share-partition (its SPEO - SPSO)."),
+    Setting("group.share.session.timeout.ms", "int", 45_000, "A share group member that sends no heartbeat for this long is removed."),
+    Setting("group.share.min.session.timeout.ms", "int", 45_000, "Smallest share.session.timeout.ms a group may set."),
+    Setting("group.share.max.session.timeout.ms", "int", 60_000, "Largest share.session.timeout.ms a group may set."),
+    Setting("group.share.heartbeat.interval.ms", "int", 5_000, "How often share group members send a heartbeat."),
+    Setting("group.share.min.heartbeat.interval.ms", "int", 5_000, "Smallest share.heartbeat.interval.ms a group may set."),
+    Setting("group.share.max.heartbeat.interval.ms", "int", 15_000, "Largest share.heartbeat.interval.ms a group may set."),
+    Setting("group.share.max.size", "int", 200, "Most members of one share group."),
+    Setting("group.share.max.share.sessions", "int", 2000, "Most share sessions one broker keeps (one per member and broker)."),
+    Setting("share.coordinator.state.topic.num.partitions", "int", 50, "Partitions of __share_group_state."),
+    Setting("share.coordinator.state.topic.replication.factor", "int", 3,
+            "Replicas of __share_group_state (at most as many as brokers are alive when it is created)."),
+    Setting("share.coordinator.state.topic.segment.bytes", "int", 100 * MiB, "Segment size of __share_group_state (small, so compaction can work)."),
 )
 
 _BROKER = {s.name: s for s in BROKER_SETTINGS}
@@ -253,7 +270,8 @@ def read_properties(path: str | Path) -> dict[str, str]:
 
 
 # DescribeConfigs vocabulary: where a value comes from, and its type.
-SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5,
+                "DYNAMIC_GROUP_CONFIG": 8}
 TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 7}
 
 

@@ -30,7 +30,7 @@ log = logging.getLogger("minikafka.metadata")
 
 PRODUCER_ID_BLOCK = 1000
 MAX_PARTITIONS = 10_000  # a guard against typos and fuzzers, far above any course need
-INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
+INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
 
 
 @dataclass
@@ -92,6 +92,7 @@ class ClusterMetadata:
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
         self.racks: dict[int, str | None] = {}  # broker.rack of each broker (KIP-392)
         self.producer_id_block_end = 0  # ids below this were handed out before a restart
+        self.group_configs: dict[str, dict[str, str]] = {}  # group id -> its settings (KIP-848, KIP-932)
         self._next_producer_id = 0
         self._journal: IO[str] | None = None
         self._journal_bytes = self._snapshot_bytes = 0
@@ -110,6 +111,7 @@ class ClusterMetadata:
         data = json.loads(text)
         self.cluster_id = data["cluster_id"]
         self.producer_id_block_end = data.get("producer_id_block_end", 0)
+        self.group_configs = data.get("group_configs", {})
         for t in data["topics"]:
             self._put_topic(_topic_from_dict(t))
         if self.journal_path.exists():
@@ -139,6 +141,8 @@ class ClusterMetadata:
             self._drop_topic(rec["name"])
         elif kind == "producer_ids":
             self.producer_id_block_end = rec["block_end"]
+        elif kind == "group_config":
+            self._put_group_configs(rec["group"], rec["configs"])
         else:
             raise ValueError(f"unknown record type {kind!r}")
 
@@ -163,7 +167,7 @@ class ClusterMetadata:
         if not self.path:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
-                "topics": [asdict(t) for t in self.topics.values()]}
+                "topics": [asdict(t) for t in self.topics.values()], "group_configs": self.group_configs}
         text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text)
@@ -187,6 +191,17 @@ class ClusterMetadata:
     def partition_changed(self, topic: str, info: PartitionInfo) -> None:
         """Record one partition's leader, epoch and ISR."""
         self._append({"type": "partition", "topic": topic, "partition": asdict(info)})
+
+    def set_group_configs(self, group_id: str, configs: dict[str, str]) -> None:
+        """Record a group's whole settings (an empty dict removes them)."""
+        self._put_group_configs(group_id, configs)
+        self._append({"type": "group_config", "group": group_id, "configs": configs})
+
+    def _put_group_configs(self, group_id: str, configs: dict[str, str]) -> None:
+        if configs:
+            self.group_configs[group_id] = dict(configs)
+        else:
+            self.group_configs.pop(group_id, None)
 
     def next_producer_id(self) -> int:
         """A producer id never handed out before, even across restarts (ids are saved in blocks)."""

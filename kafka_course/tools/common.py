@@ -9,7 +9,7 @@ import os
 from minikafka.cli.common import fail, parse_pairs
 from minikafka.errors import explain
 
-__all__ = ["add_bootstrap", "admin", "describe_client_error", "fail", "parse_pairs", "wait_all"]
+__all__ = ["add_bootstrap", "admin", "describe_client_error", "fail", "parse_pairs", "table", "wait_all"]
 
 DEFAULT_BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
 
@@ -52,3 +52,10 @@ def wait_all(futures: dict, timeout: float = 30) -> dict:
         except Exception as e:  # noqa: BLE001 - shown to the user as a sentence
             fail(f"{key}: {describe_client_error(e)}")
     return out
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    """Rows under headers in left-aligned columns, as Kafka's tools print them."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)

@@ -1,10 +1,11 @@
 """``minikafka consumer-groups``: list, describe, reset and delete consumer groups.
 
 Shaped like Kafka's ``kafka-consumer-groups.sh`` (same options, same columns), and
-like it a plain Kafka client: it only uses confluent-kafka's AdminClient, so it works
-against any Kafka cluster, not just minikafka::
+like it a plain Kafka client: it uses confluent-kafka's AdminClient (and, for what that
+cannot ask, a few requests over the wire, ``wire``), so it works against any Kafka
+cluster, not just minikafka::
 
-    minikafka consumer-groups --bootstrap-server B --list [--type [classic|consumer ...]]
+    minikafka consumer-groups --bootstrap-server B --list [--type [classic|consumer|share ...] [--state]]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
     minikafka consumer-groups --bootstrap-server B --reset-offsets --group G --topic T[:0,1]
         (--to-earliest | --to-latest | --to-offset N | --to-datetime 2024-05-01T12:00:00[.000])
@@ -16,6 +17,8 @@ A group is ``classic`` (JoinGroup/SyncGroup, the client assigns) or ``consumer``
 protocol, KIP-848: the broker assigns): ``--list --type`` says which, as Kafka 4's tool
 does, and ``--members --verbose`` shows a consumer group member's current and target
 assignments (they differ while partitions move).
+Share groups (KIP-932) are listed and described too (``share_groups``): where each
+share-partition starts, and the members, who all read every partition.
 Offsets can only be reset, and groups deleted, while the group has no active members
 (a running consumer would overwrite the new offsets with its next commit).
 """
@@ -26,7 +29,9 @@ import argparse
 import datetime
 import sys
 
+from . import share_groups, wire
 from .common import add_bootstrap, describe_client_error
+from .common import table as _table
 
 TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 8  # seconds to find a broker at the bootstrap address
@@ -50,9 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--group", action="append", default=[], help="group id (repeatable)")
     parser.add_argument("--members", action="store_true", help="with --describe: one line per member")
     parser.add_argument("--verbose", action="store_true", help="with --members: show each member's partitions")
-    parser.add_argument("--state", action="store_true", help="with --describe: coordinator, strategy and state")
-    parser.add_argument("--type", nargs="*", metavar="TYPE", choices=("classic", "consumer"),
-                        help="with --list: show each group's type (classic or consumer), or only these types")
+    parser.add_argument("--state", action="store_true",
+                        help="with --describe: coordinator, strategy and state; with --list --type: each group's state")
+    parser.add_argument("--type", nargs="*", metavar="TYPE", choices=("classic", "consumer", "share"),
+                        help="with --list: show each group's type (classic, consumer or share), or only these types")
     parser.add_argument("--topic", action="append", default=[], metavar="TOPIC[:P,P]", help="with --reset-offsets")
     parser.add_argument("--all-topics", action="store_true", help="with --reset-offsets: every committed topic")
     target = parser.add_mutually_exclusive_group()
@@ -74,7 +80,7 @@ def main(argv: list[str]) -> int:
     try:
         client = _connect(args.bootstrap_server)
         if args.list:
-            return _list(client, args.type)
+            return _list(client, args.type, args.state)
         if not args.group:
             raise CliError("Name the group with --group.")
         run = _describe if args.describe else _reset if args.reset_offsets else _delete
@@ -141,34 +147,46 @@ def _offsets(client, partitions, spec) -> dict[tuple[str, int], int]:
             for tp, f in futures.items()}
 
 
-def _table(headers: list[str], rows: list[list]) -> str:
-    cells = [headers] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
-
-
 # -- --list ----------------------------------------------------------------------------------------
 def _type(description) -> str:
     kind = getattr(description, "type", None)
     return TYPE_NAMES.get(getattr(kind, "name", str(kind)), "Unknown")
 
 
-def _list(client, types: list[str] | None) -> int:
-    result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
-    listings = sorted(result.valid, key=lambda g: g.group_id)
-    if types is None:
-        for listing in listings:
-            print(listing.group_id)
+def _list(client, types: list[str] | None, with_state: bool = False) -> int:
+    if types is not None:  # Kafka 4's --list --type [--state]: ListGroups v5 knows every group's type
+        wanted = {t.lower() for t in types}
+        rows = [list(row) for row in _share_call(lambda: share_groups.groups(client), "list the groups")
+                if not wanted or row[1].lower() in wanted]
+        headers = ["GROUP", "TYPE", "STATE"] if with_state else ["GROUP", "TYPE"]
+        print(_table(headers, [row[:len(headers)] for row in rows]))
         return 0
-    wanted = {t.lower() for t in types}
-    print(_table(["GROUP", "TYPE"], [[g.group_id, _type(g)] for g in listings
-                                     if not wanted or _type(g).lower() in wanted]))
+    result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
+    names = {listing.group_id for listing in result.valid}
+    try:  # share groups too, where the cluster knows group types (Kafka 4)
+        names |= {g for g, kind, _ in share_groups.groups(client) if kind == "Share"}
+    except wire.WireError:
+        pass
+    for name in sorted(names):
+        print(name)
     return 0
+
+
+def _share_call(fn, what: str):
+    try:
+        return fn()
+    except wire.WireError as e:
+        raise CliError(f"Could not {what}: {e}.") from None
 
 
 # -- --describe --------------------------------------------------------------------------------------
 def _describe(client, group: str, args) -> None:
-    description = _group(client, group)
+    try:
+        description = _group(client, group)
+    except CliError:
+        if _share_call(lambda: share_groups.describe(client, group, args), f"describe group {group!r}"):
+            return
+        raise
     if args.state:
         node = description.coordinator
         print(_table(["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],

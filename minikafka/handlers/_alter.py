@@ -2,15 +2,17 @@
 
 Topic changes take effect at once (the topic's settings object is shared by its
 partitions) and are saved with the cluster metadata; broker changes last until the
-broker restarts.
+broker restarts. Group settings (a GROUP resource, KIP-848/KIP-932) are saved with the
+cluster metadata and read by the group's coordinator and share-partition leaders.
 """
 
 from __future__ import annotations
 
 from ..config import ConfigError, TOPIC_SETTINGS, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
+from ..share import configs as group_configs
 
-TOPIC, BROKER = 2, 4
+TOPIC, BROKER, GROUP = 2, 4, 32
 
 
 def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only: bool) -> None:
@@ -26,6 +28,10 @@ def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only
                 topic.overrides.clear()
                 topic.overrides.update(parsed)
                 broker.metadata.topic_changed(topic)
+        elif resource_type == GROUP:
+            parsed = group_configs.validate(new_overrides, broker.config)
+            if not validate_only:
+                broker.metadata.set_group_configs(name, parsed)
         elif resource_type == BROKER:
             for key, value in new_overrides.items():
                 if not validate_only:
@@ -42,6 +48,8 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
         if topic is None:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
         return {k: str(v) for k, v in topic.overrides.items()}
+    if resource_type == GROUP:
+        return dict(ctx.broker.metadata.group_configs.get(name, {}))
     return {}
 
 

@@ -1,4 +1,4 @@
-"""DescribeConfigs: a topic's or broker's settings with their source and synonyms.
+"""DescribeConfigs: a topic's, broker's or group's settings with their source and synonyms.
 
 Answers come from the settings table in ``minikafka.config``: every entry has a value,
 where it comes from (topic override, broker file, default), and, when asked, the
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from ..config import SOURCE_CODES, TYPE_CODES, describe_broker, describe_topic
 from ..errors import ErrorCode, KafkaError
+from ..share.configs import GroupConfig
 
-TOPIC, BROKER = 2, 4
+TOPIC, BROKER, GROUP = 2, 4, 32
 
 
 def _entries(ctx, res):
@@ -24,6 +25,8 @@ def _entries(ctx, res):
         if res.resource_name not in ("", str(broker.node_id)):
             raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name}.")
         return describe_broker(broker.config)
+    if res.resource_type == GROUP:  # a group's settings (KIP-932's share.*), set or not
+        return GroupConfig(broker.config, broker.metadata.group_configs.get(res.resource_name)).describe()
     raise KafkaError(ErrorCode.invalid_request, f"Resource type {res.resource_type} has no settings here.")
 
 

@@ -62,6 +62,11 @@ API_TABLE: tuple[Api, ...] = (
     Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
     Api(68, "ConsumerGroupHeartbeat", 0, 1, "consumer_group_heartbeat"),
     Api(69, "ConsumerGroupDescribe", 0, 1, "consumer_group_describe"),
+    Api(76, "ShareGroupHeartbeat", 1, 1, "share_group_heartbeat"),  # KIP-932: share groups
+    Api(77, "ShareGroupDescribe", 1, 1, "share_group_describe"),
+    Api(78, "ShareFetch", 1, 1, "share_fetch"),
+    Api(79, "ShareAcknowledge", 1, 1, "share_acknowledge"),
+    Api(90, "DescribeShareGroupOffsets", 0, 1, "describe_share_group_offsets"),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}
