@@ -13,6 +13,7 @@ import asyncio
 import time
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 
 READ_COMMITTED = 1
 
@@ -94,7 +95,10 @@ def error_response(ctx, request, code: ErrorCode):
 async def handle(ctx, request):
     # Followers replicate in-process (minikafka.replication), so every Fetch here is a consumer's.
     slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
-    _resolve(ctx.broker, slots)
+    for s in slots:
+        if not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
+            s.error = ErrorCode.topic_authorization_failed
+    _resolve(ctx.broker, [s for s in slots if s.error == ErrorCode.none])
     deadline = time.monotonic() + request.max_wait.total_seconds()
     while True:
         got = _read_all(slots, request)

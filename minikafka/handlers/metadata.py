@@ -11,6 +11,7 @@ import uuid
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import TopicInfo, check_topic_name
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 
 
 def _partition(ctx, p, live):
@@ -24,7 +25,7 @@ def _partition(ctx, p, live):
 
 
 def _topic(ctx, topic: TopicInfo):
-    live = ctx.broker.metadata.brokers
+    live = ctx.broker_endpoints
     return ctx.make("MetadataResponseTopic", error_code=ErrorCode.none, name=topic.name,
                     topic_id=uuid.UUID(topic.topic_id), is_internal=topic.internal,
                     partitions=tuple(_partition(ctx, p, live) for p in topic.partitions))
@@ -41,7 +42,11 @@ def _lookup(ctx, name: str, auto_create: bool):
         check_topic_name(name)
     except KafkaError as e:
         return _missing(ctx, name, e.code)
+    if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, name):
+        return _missing(ctx, name, ErrorCode.topic_authorization_failed)
     topic = broker.metadata.topics.get(name)
+    if topic is None and auto_create and not _may_create(ctx, name):
+        return _missing(ctx, name, ErrorCode.topic_authorization_failed)
     if topic is None and auto_create:
         try:
             topic = broker.auto_create(name)
@@ -50,6 +55,12 @@ def _lookup(ctx, name: str, auto_create: bool):
     if topic is None:
         return _missing(ctx, name, ErrorCode.unknown_topic_or_partition)
     return _topic(ctx, topic)
+
+
+def _may_create(ctx, name: str) -> bool:
+    """Auto-creation needs CREATE on the cluster or on the topic, as a CreateTopics request would."""
+    return (ctx.allowed(Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+            or ctx.allowed(Operation.CREATE, ResourceType.TOPIC, name))
 
 
 def _requested_names(ctx, request) -> list[str] | None:
@@ -69,7 +80,7 @@ def _requested_names(ctx, request) -> list[str] | None:
 def _respond(ctx, topics):
     meta = ctx.broker.metadata
     brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
-                    for i, (h, p) in sorted(meta.brokers.items()))
+                    for i, (h, p) in sorted(ctx.broker_endpoints.items()))
     return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
                        topics=topics)
 
@@ -84,7 +95,9 @@ async def handle(ctx, request):
     meta = ctx.broker.metadata
     names = _requested_names(ctx, request)
     if names is None or (ctx.api_version == 0 and not names):  # v0: empty list means all topics
-        topics = tuple(_topic(ctx, t) for t in meta.topics.values())
+        # topics the principal may not describe are left out, as Kafka does
+        topics = tuple(_topic(ctx, t) for t in meta.topics.values()
+                       if ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t.name))
     else:
         auto = request.allow_auto_topic_creation
         topics = tuple(_lookup(ctx, n, auto) for n in names)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
 
@@ -29,14 +30,31 @@ def _partition(ctx, index: int, committed, code):
                     metadata=committed.metadata if committed else "", error_code=code)
 
 
+def _authorized(ctx, rows, wanted) -> list:
+    """Topics the principal may not DESCRIBE: left out of "all", TOPIC_AUTHORIZATION_FAILED when named."""
+    ok = {t: ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
+    if wanted is None:
+        return [r for r in rows if ok[r[0]]]
+    return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The group-level error: at the top from v2, on every named partition before."""
+    if ctx.api_version >= 2:
+        return ctx.respond(error_code=code, topics=())
+    return _respond(ctx, [(t, p, None, code) for t, p in _wanted(request) or ()])
+
+
 async def handle(ctx, request):
     wanted = _wanted(request)
     try:
         rows = coordinator(ctx).fetch(request.group_id, wanted, request.require_stable)
     except KafkaError as e:
-        if ctx.api_version >= 2:
-            return ctx.respond(error_code=e.code, topics=())
-        rows = [(t, p, None, e.code) for t, p in wanted or ()]
+        return error_response(ctx, request, e.code)
+    return _respond(ctx, _authorized(ctx, rows, wanted))
+
+
+def _respond(ctx, rows):
     by_topic = defaultdict(list)
     for topic, index, committed, code in rows:
         by_topic[topic].append(_partition(ctx, index, committed, code))

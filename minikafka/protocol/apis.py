@@ -44,6 +44,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(14, "SyncGroup", 0, 5, "sync_group"),
     Api(15, "DescribeGroups", 0, 5, "describe_groups"),
     Api(16, "ListGroups", 0, 4, "list_groups"),
+    Api(17, "SaslHandshake", 1, 1, "sasl_handshake"),  # v0 (raw SASL tokens after it) is not offered
     Api(18, "ApiVersions", 0, 3, "api_versions"),
     Api(19, "CreateTopics", 2, 5, "create_topics"),
     Api(20, "DeleteTopics", 1, 5, "delete_topics"),
@@ -53,12 +54,18 @@ API_TABLE: tuple[Api, ...] = (
     Api(25, "AddOffsetsToTxn", 0, 3, "add_offsets_to_txn"),
     Api(26, "EndTxn", 0, 3, "end_txn"),
     Api(28, "TxnOffsetCommit", 0, 3, "txn_offset_commit"),
+    Api(29, "DescribeAcls", 1, 3, "describe_acls"),
+    Api(30, "CreateAcls", 1, 3, "create_acls"),
+    Api(31, "DeleteAcls", 1, 3, "delete_acls"),
     Api(32, "DescribeConfigs", 1, 4, "describe_configs"),
     Api(33, "AlterConfigs", 0, 2, "alter_configs"),
+    Api(36, "SaslAuthenticate", 0, 2, "sasl_authenticate"),
     Api(37, "CreatePartitions", 0, 3, "create_partitions"),
     Api(42, "DeleteGroups", 0, 2, "delete_groups"),
     Api(44, "IncrementalAlterConfigs", 0, 1, "incremental_alter_configs"),
     Api(47, "OffsetDelete", 0, 0, "offset_delete"),
+    Api(50, "DescribeUserScramCredentials", 0, 0, "describe_user_scram_credentials"),
+    Api(51, "AlterUserScramCredentials", 0, 0, "alter_user_scram_credentials"),
     Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
 )
 
