@@ -81,11 +81,14 @@ def _load_keystore(ctx: ssl.SSLContext, s: TlsSettings) -> None:
 
 def _load_chain(ctx: ssl.SSLContext, certfile: str, keyfile: str | None, s: TlsSettings, what: str) -> None:
     try:
-        ctx.load_cert_chain(certfile, keyfile, password=s.key_password or None)
+        # a callable, never None: with None OpenSSL would prompt on the terminal for an encrypted key's password
+        ctx.load_cert_chain(certfile, keyfile, password=lambda: (s.key_password or "").encode())
     except ssl.SSLError as e:
-        hint = (f"does {s.prefix}ssl.key.password decrypt the key?" if "password" in str(e).lower()
-                or "bad decrypt" in str(e).lower() else "it needs a PEM private key and its certificate")
-        raise ConfigError(f"{what} cannot be used as the broker's certificate ({e.reason or e}): {hint}") from None
+        encrypted = "ENCRYPTED" in Path(keyfile or certfile).read_text(errors="replace")
+        hint = (f"{s.prefix}ssl.key.password does not decrypt its private key" if encrypted and s.key_password
+                else f"its private key is encrypted: set {s.prefix}ssl.key.password" if encrypted
+                else "it needs a PEM private key and the certificate that goes with it")
+        raise ConfigError(f"{what} cannot be used as the broker's certificate: {hint} ({e.reason or e})") from None
     except (OSError, ValueError) as e:
         raise ConfigError(f"{what} cannot be read ({e})") from None
 
