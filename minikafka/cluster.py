@@ -155,7 +155,8 @@ class Cluster:
             wanted = self._listener_ports.get((node_id, spec.name)) or (
                 spec.port + self.node_ids.index(node_id) if spec.port else 0)
             listener = Listener(dispatcher.handle_frame, spec.host, wanted, ssl_context=spec.tls,
-                                new_session=SessionFactory(spec, self.metadata.security.credential), **limits)
+                                new_session=SessionFactory(spec, self.metadata.security.credential,
+                                                           self.security.failed_authentication_delay_ms), **limits)
             await listener.start()
             self._listener_ports[(node_id, spec.name)] = listener.port
             self.metadata.listener_endpoints.setdefault(spec.name, {})[node_id] = (spec.host, listener.port)

@@ -32,6 +32,7 @@ class ConnectionSession(Protocol):
 
     close_after_response: bool
     reason: str
+    close_delay_ms: int
 
 
 SessionFactory = Callable[[str, Any], ConnectionSession]  # (client host, peer certificate or None)
@@ -160,5 +161,6 @@ class Listener:
                     await writer.drain()
             if session is not None and session.close_after_response:
                 await writer.drain()  # the answer (a failed login, say) goes out first, then the connection closes
+                await asyncio.sleep(session.close_delay_ms / 1000)  # Kafka's pause, so clients read the answer
                 log.info("closing connection %d from %s: %s", conn_id, host, session.reason)
                 return

@@ -109,10 +109,12 @@ class RequestDispatcher:
         header, decoded = codec.decode_request(frame, api_key, version)
         request = _upgrade(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
-        injected = refused if refused is not None else self.faults.take_error(api_key)
-        if injected is None and self.authorizer is not None:
+        injected = self.faults.take_error(api_key) if refused is None else None
+        if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)
-        if injected is not None:
+        if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
+            response = codec.empty(codec.response_class(api_key, version), error_code=refused)
+        elif injected is not None:
             response = _error_response(ctx, request, injected)
         else:
             response = await handler_module(api_key).handle(ctx, request)

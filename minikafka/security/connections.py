@@ -17,14 +17,15 @@ from .tls import principal_from_certificate
 
 
 class SessionFactory:
-    def __init__(self, listener: Listener, credentials: CredentialLookup):
-        self.listener, self.credentials = listener, credentials
+    def __init__(self, listener: Listener, credentials: CredentialLookup, close_delay_ms: int = 100):
+        self.listener, self.credentials, self.close_delay_ms = listener, credentials, close_delay_ms
 
     def __call__(self, client_host: str, peer_certificate: dict | None = None) -> Session:
         listener = self.listener
         sasl = SaslExchange(listener.mechanisms, self._mechanism) if listener.sasl else None
         tls_principal = principal_from_certificate(peer_certificate) if listener.protocol == "SSL" else None
-        return Session(listener.name, listener.protocol, client_host, tls_principal, sasl)
+        return Session(listener.name, listener.protocol, client_host, tls_principal, sasl,
+                       close_delay_ms=self.close_delay_ms)
 
     def _mechanism(self, name: str) -> Mechanism:
         if name == "PLAIN":

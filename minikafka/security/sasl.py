@@ -107,6 +107,7 @@ class Session:
     sasl: SaslExchange | None = None
     close_after_response: bool = False
     reason: str = field(default="", repr=False)  # why it closes, for the broker's log
+    close_delay_ms: int = 0  # connection.failed.authentication.delay.ms: the answer is read before the close
 
     @property
     def principal(self) -> str:

@@ -9,7 +9,10 @@ What turns security on, by Kafka's names:
   users of ``listener.name.<listener>.plain.sasl.jaas.config``;
 - ``ssl.keystore.type=PEM`` with ``ssl.keystore.location`` (and ``ssl.key.password``) or
   ``ssl.keystore.certificate.chain`` and ``ssl.keystore.key``; ``ssl.client.auth``;
-- ``authorizer.class.name``, ``super.users``, ``allow.everyone.if.no.acl.found``.
+- ``authorizer.class.name``, ``super.users``, ``allow.everyone.if.no.acl.found``;
+- ``connection.failed.authentication.delay.ms`` (100): how long a failed login's
+  connection stays open after its answer, as in Kafka (KIP-306); clients that read
+  the answer and the close together (kafka-python) need the pause to see the answer.
 
 Any SASL or SSL setting may be given for one listener as ``listener.name.<name>.<setting>``.
 Nothing here is on unless set: without them the broker has one PLAINTEXT listener and
@@ -31,7 +34,8 @@ PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _OWN = {"listeners", "listener.security.protocol.map", "authorizer.class.name", "super.users",
         "allow.everyone.if.no.acl.found", "controller.listener.names", "inter.broker.listener.name",
-        "security.inter.broker.protocol", "sasl.mechanism.inter.broker.protocol"}
+        "security.inter.broker.protocol", "sasl.mechanism.inter.broker.protocol",
+        "connection.failed.authentication.delay.ms"}
 _PREFIXES = ("ssl.", "sasl.", "listener.name.")
 _SSL_USED = {"ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password",
              "ssl.keystore.certificate.chain", "ssl.keystore.key", "ssl.truststore.type", "ssl.truststore.location",
@@ -63,6 +67,7 @@ class SecurityConfig:
     authorizer: str | None = None
     super_users: frozenset[str] = frozenset()
     allow_everyone_if_no_acl: bool = False
+    failed_authentication_delay_ms: int = 100  # Kafka's default (KIP-306)
 
     @property
     def active(self) -> bool:
@@ -89,8 +94,11 @@ def parse(s: Mapping[str, str]) -> SecurityConfig:
     allow_everyone = s.get("allow.everyone.if.no.acl.found", "false").strip().lower()
     if allow_everyone not in ("true", "false"):
         raise ConfigError(f"allow.everyone.if.no.acl.found must be true or false, not {allow_everyone!r}")
+    delay = s.get("connection.failed.authentication.delay.ms", "100").strip()
+    if not delay.isdigit():
+        raise ConfigError(f"connection.failed.authentication.delay.ms must be a whole number of ms, not {delay!r}")
     return SecurityConfig(listeners, authorizer, _super_users(s.get("super.users", "")),
-                          allow_everyone == "true")
+                          allow_everyone == "true", int(delay))
 
 
 def _items(text: str, sep: str = ",") -> list[str]:
