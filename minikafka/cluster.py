@@ -134,7 +134,9 @@ class Cluster:
         listeners = await self._open_listeners(node_id, dispatcher, port)
         self.dispatchers[node_id] = dispatcher
         self.ports[node_id] = listeners[0].port  # a restarted broker comes back where clients knew it
-        self.metadata.brokers[node_id] = (listeners[0].host, listeners[0].port)
+        first = self.security.listeners[0].name if self.security.listeners else None
+        self.metadata.brokers[node_id] = self.metadata.listener_endpoints[first][node_id] if first else (
+            listeners[0].host, listeners[0].port)
         self.brokers[node_id], self.listeners[node_id], self.all_listeners[node_id] = broker, listeners[0], listeners
         self.controller.elect_controller()
         broker.load()
@@ -159,9 +161,17 @@ class Cluster:
                                                            self.security.failed_authentication_delay_ms), **limits)
             await listener.start()
             self._listener_ports[(node_id, spec.name)] = listener.port
-            self.metadata.listener_endpoints.setdefault(spec.name, {})[node_id] = (spec.host, listener.port)
+            self.metadata.listener_endpoints.setdefault(spec.name, {})[node_id] = self._advertised(spec, node_id,
+                                                                                                  listener.port)
             opened.append(listener)
         return opened
+
+    def _advertised(self, spec: security_settings.Listener, node_id: int, bound_port: int) -> tuple[str, int]:
+        """What Metadata tells clients: advertised.listeners' address (the next brokers' the ports after it)."""
+        if spec.advertised is None:
+            return spec.host, bound_port
+        host, port = spec.advertised
+        return host, port + self.node_ids.index(node_id) if port else bound_port
 
     async def _stop_broker(self, node_id: int, abrupt: bool = False) -> None:
         if node_id not in self.brokers:

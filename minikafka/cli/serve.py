@@ -33,10 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
 # Settings of a Kafka server.properties for parts minikafka does not have: the KRaft quorum
 # (one process runs the controller), ZooKeeper, thread pools, socket buffers, fsync policy.
 # They are accepted, so Kafka's own file starts a broker, and named once at start-up.
-# (listeners, listener.security.protocol.map and controller.listener.names go to the Cluster.)
+# (listeners, advertised.listeners, listener.security.protocol.map and controller.listener.names
+# go to the Cluster.)
 NOT_USED = frozenset({
     "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-    "inter.broker.listener.name", "advertised.listeners",
+    "inter.broker.listener.name",
     "num.network.threads", "num.io.threads", "num.replica.fetchers", "background.threads",
     "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "socket.request.max.bytes",
     "num.recovery.threads.per.data.dir", "log.flush.interval.messages", "log.flush.interval.ms",
@@ -88,7 +89,8 @@ def _items(text: str) -> list[str]:
 
 
 def _move_first_listener(settings: dict, host: str | None, port: int | None) -> None:
-    """--host and --port move the first broker listener of the ``listeners`` setting."""
+    """--host and --port move the first broker listener of the ``listeners`` setting (which is
+    then advertised where it listens: the file's advertised address was for the old place)."""
     controllers = {n.upper() for n in _items(settings.get("controller.listener.names", ""))}
     listeners = _items(settings["listeners"])
     for i, listener in enumerate(listeners):
@@ -96,6 +98,9 @@ def _move_first_listener(settings: dict, host: str | None, port: int | None) -> 
         if name.upper() not in controllers:
             old_host, _, old_port = address.rpartition(":")
             listeners[i] = f"{name}://{host if host is not None else old_host}:{port if port is not None else old_port}"
+            advertised = [a for a in _items(settings.get("advertised.listeners", ""))
+                          if a.partition("://")[0].upper() != name.upper()]
+            settings["advertised.listeners"] = ",".join(advertised)
             break
     settings["listeners"] = ",".join(listeners)
 

@@ -5,6 +5,8 @@ What turns security on, by Kafka's names:
 - ``listeners=PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9093,SSL://...`` and
   ``listener.security.protocol.map`` (a listener's name maps to PLAINTEXT, SSL,
   SASL_PLAINTEXT or SASL_SSL; by default each protocol's own name);
+  ``advertised.listeners``, the address Metadata gives clients for a listener, when it
+  is not where the broker listens (a proxy, a container's port mapping);
 - ``sasl.enabled.mechanisms`` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), and for PLAIN the
   users of ``listener.name.<listener>.plain.sasl.jaas.config``;
 - ``ssl.keystore.type=PEM`` with ``ssl.keystore.location`` (and ``ssl.key.password``) or
@@ -32,7 +34,7 @@ from .authorizer import AUTHORIZER_CLASSES
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-_OWN = {"listeners", "listener.security.protocol.map", "authorizer.class.name", "super.users",
+_OWN = {"listeners", "advertised.listeners", "listener.security.protocol.map", "authorizer.class.name", "super.users",
         "allow.everyone.if.no.acl.found", "controller.listener.names", "inter.broker.listener.name",
         "security.inter.broker.protocol", "sasl.mechanism.inter.broker.protocol",
         "connection.failed.authentication.delay.ms"}
@@ -55,6 +57,7 @@ class Listener:
     mechanisms: tuple[str, ...] = ()
     plain_users: Mapping[str, str] = field(default_factory=dict)
     tls: ssl.SSLContext | None = None
+    advertised: tuple[str, int] | None = None  # advertised.listeners' address for it, if any
 
     @property
     def sasl(self) -> bool:
@@ -85,7 +88,11 @@ def split(config: Mapping[str, Any]) -> tuple[SecurityConfig, dict[str, Any]]:
 
 def parse(s: Mapping[str, str]) -> SecurityConfig:
     _check_names(s)
-    listeners = tuple(_listener(s, *spec) for spec in _listener_specs(s))
+    advertised = _advertised(s)
+    listeners = tuple(_listener(s, *spec, advertised=advertised.pop(spec[0], None)) for spec in _listener_specs(s))
+    if advertised:
+        raise ConfigError(f"advertised.listeners names {', '.join(advertised)}, not in listeners; advertise only "
+                          "listeners the broker has")
     _check_listener_prefixes(s, {lst.name for lst in listeners} | set(_items(s.get("controller.listener.names", ""))))
     authorizer = s.get("authorizer.class.name", "").strip() or None
     if authorizer is not None and authorizer not in AUTHORIZER_CLASSES:
@@ -153,6 +160,16 @@ def _listener_specs(s: Mapping[str, str]) -> list[tuple[str, str, str, int]]:
     return specs
 
 
+def _advertised(s: Mapping[str, str]) -> dict[str, tuple[str, int]]:
+    out = {}
+    for text in _items(s.get("advertised.listeners", "")):
+        m = _LISTENER.fullmatch(text)
+        if m is None or not m["host"]:
+            raise ConfigError(f"advertised.listeners: {text!r} is not NAME://host:port, e.g. PLAINTEXT://localhost:9092")
+        out[m["name"].upper()] = (m["host"].strip("[]"), int(m["port"]))
+    return out
+
+
 def _check_listener_prefixes(s: Mapping[str, str], names: set[str]) -> None:
     for key in s:
         if key.startswith("listener.name."):
@@ -166,7 +183,8 @@ def _per_listener(s: Mapping[str, str], listener: str, name: str, default: str |
     return s.get(f"listener.name.{listener.lower()}.{name}", s.get(name, default))
 
 
-def _listener(s: Mapping[str, str], name: str, protocol: str, host: str, port: int) -> Listener:
+def _listener(s: Mapping[str, str], name: str, protocol: str, host: str, port: int,
+              advertised: tuple[str, int] | None = None) -> Listener:
     mechanisms: tuple[str, ...] = ()
     users: dict[str, str] = {}
     if protocol.startswith("SASL_"):
@@ -174,7 +192,7 @@ def _listener(s: Mapping[str, str], name: str, protocol: str, host: str, port: i
         users = _plain_users(s, name) if "PLAIN" in mechanisms else {}
         _check_scram_jaas(s, name, mechanisms)
     context = tls.server_context(_tls_settings(s, name)) if protocol in ("SSL", "SASL_SSL") else None
-    return Listener(name, protocol, host, port, mechanisms, users, context)
+    return Listener(name, protocol, host, port, mechanisms, users, context, advertised)
 
 
 def _mechanisms(s: Mapping[str, str], listener: str) -> tuple[str, ...]:
