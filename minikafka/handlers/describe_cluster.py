@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ErrorCode
-from ..security.acl import ResourceType
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ._authorize import NOT_REQUESTED, authorized_operations
 
 
@@ -11,8 +11,10 @@ async def handle(ctx, request):
     meta = ctx.broker.metadata
     brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=None)
                     for i, (h, p) in sorted(ctx.broker_endpoints.items()))
-    operations = authorized_operations(ctx, ResourceType.CLUSTER) if request.include_cluster_authorized_operations \
-        else NOT_REQUESTED
+    wanted = request.include_cluster_authorized_operations
+    # as Kafka: only a principal that may DESCRIBE the cluster learns what else it may do
+    operations = authorized_operations(ctx, ResourceType.CLUSTER) if wanted and ctx.allowed(
+        Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else NOT_REQUESTED
     return ctx.respond(error_code=ErrorCode.none, error_message=None, endpoint_type=1,
                        cluster_id=meta.cluster_id, controller_id=meta.controller_id, brokers=brokers,
                        cluster_authorized_operations=operations)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
+
+# librdkafka's own lines (a client still retrying after its test's cluster stopped) go to
+# Python logging, where pytest keeps them with the test, instead of onto the terminal
+LIBRDKAFKA_LOG = logging.getLogger("librdkafka")
 
 PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
               'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret" user_bob="bob-secret";')
@@ -28,7 +33,7 @@ def acl_settings(**more) -> dict:
 def confluent(bootstrap: str, user: str, password: str, mechanism: str = "PLAIN",
               protocol: str = "SASL_PLAINTEXT", **more) -> dict:
     return {"bootstrap.servers": bootstrap, "security.protocol": protocol, "sasl.mechanism": mechanism,
-            "sasl.username": user, "sasl.password": password, **more}
+            "sasl.username": user, "sasl.password": password, "logger": LIBRDKAFKA_LOG, **more}
 
 
 def kafka_python(bootstrap: str, user: str, password: str, mechanism: str = "PLAIN",

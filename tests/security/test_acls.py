@@ -11,7 +11,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AclBinding, AclBindingFilter, AclOperation, AclPermissionType, AdminClient, \
     ResourcePatternType, ResourceType
 
-from .conftest import acl_settings, confluent, sasl_settings, STANDARD_AUTHORIZER
+from .conftest import LIBRDKAFKA_LOG, STANDARD_AUTHORIZER, acl_settings, confluent, sasl_settings
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
 LITERAL, PREFIXED = ResourcePatternType.LITERAL, ResourcePatternType.PREFIXED
@@ -101,7 +101,7 @@ def test_acl_apis_need_an_authorizer_and_alter_on_the_cluster(secured, make_clus
     with pytest.raises(KafkaException) as refused:
         list(alice.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())[0].result(10)
     assert refused.value.args[0].code() == KafkaError.CLUSTER_AUTHORIZATION_FAILED
-    plain = AdminClient({"bootstrap.servers": make_cluster(in_memory=True).bootstrap_servers})
+    plain = AdminClient({"bootstrap.servers": make_cluster(in_memory=True).bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     with pytest.raises(KafkaException) as refused:
         list(plain.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())[0].result(10)
     assert refused.value.args[0].code() == KafkaError.SECURITY_DISABLED  # no authorizer.class.name
@@ -189,7 +189,8 @@ def test_allow_everyone_if_no_acl_found_lets_in_what_no_acl_covers(make_cluster)
     sasl = cluster.bootstrap_servers_of("SASL_PLAINTEXT")
     cluster.create_topic("open")
     cluster.create_topic("closed")
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})  # ANONYMOUS on PLAINTEXT, no ACL on it
+    # ANONYMOUS on PLAINTEXT, which no ACL names
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     binding = allow(ResourceType.TOPIC, "closed", AclOperation.WRITE, "User:bob")
     admin.create_acls([binding])[binding].result(10)
     assert deliver(confluent(sasl, "alice", "alice-secret"), "open") is None

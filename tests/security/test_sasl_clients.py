@@ -22,7 +22,7 @@ from kio.schema.sasl_handshake.v1.request import SaslHandshakeRequest
 
 from tests.rawclient import RawClient
 
-from .conftest import confluent, first_error, kafka_python, sasl_settings
+from .conftest import LIBRDKAFKA_LOG, confluent, first_error, kafka_python, sasl_settings
 
 GENERIC = "Authentication failed during authentication due to invalid credentials with SASL mechanism"
 
@@ -52,15 +52,20 @@ def test_plain_users_log_in_with_both_clients(sasl_cluster, topic_name):
     assert producer.send(topic_name, b"again").get(10).offset == 1
     producer.close()
     consumer = KafkaConsumer(topic_name, **kafka_python(sasl(sasl_cluster), "alice", "alice-secret"),
-                             auto_offset_reset="earliest", consumer_timeout_ms=5000, group_id="g")
-    assert [m.value for m in consumer][:2] == [b"hello", b"again"]
+                             auto_offset_reset="earliest", consumer_timeout_ms=10000, group_id="g")
+    values = []
+    for message in consumer:
+        values.append(message.value)
+        if len(values) == 2:
+            break
     consumer.close()
+    assert values == [b"hello", b"again"]
 
 
 @pytest.mark.parametrize("mechanism", [ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512])
 def test_scram_users_made_by_the_admin_client_log_in(sasl_cluster, topic_name, mechanism):
     name = "SCRAM-SHA-256" if mechanism == ScramMechanism.SCRAM_SHA_256 else "SCRAM-SHA-512"
-    admin = AdminClient({"bootstrap.servers": sasl_cluster.bootstrap_servers})
+    admin = AdminClient({"bootstrap.servers": sasl_cluster.bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     futures = admin.alter_user_scram_credentials([
         UserScramCredentialUpsertion("carol", ScramCredentialInfo(mechanism, 8192), b"carol-secret")])
     futures["carol"].result(10)
@@ -149,7 +154,7 @@ def test_metadata_names_the_brokers_on_the_clients_own_listener(sasl_cluster):
 
 def test_scram_credentials_are_validated_deleted_and_survive_a_restart(make_cluster, topic_name):
     cluster = make_cluster(config=sasl_settings())  # persistent: the credentials are cluster metadata
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     sha256, sha512 = ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512
     futures = admin.alter_user_scram_credentials([
         UserScramCredentialUpsertion("erin", ScramCredentialInfo(sha256, 4096), b"erin-secret"),
@@ -160,7 +165,7 @@ def test_scram_credentials_are_validated_deleted_and_survive_a_restart(make_clus
     with pytest.raises(Exception, match="does not exist"):
         admin.alter_user_scram_credentials([UserScramCredentialDeletion("erin", sha512)])["erin"].result(10)
     cluster.restart()
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     assert list(admin.describe_user_scram_credentials().result(10)) == ["erin"]
     assert produce_one(confluent(sasl(cluster), "erin", "erin-secret", "SCRAM-SHA-256"), topic_name) == 0
     admin.alter_user_scram_credentials([UserScramCredentialDeletion("erin", sha256)])["erin"].result(10)

@@ -17,7 +17,7 @@ from kafka import KafkaProducer
 
 from kafka_course.security import make_certificates
 
-from .conftest import PLAIN_JAAS, STANDARD_AUTHORIZER, confluent, kafka_python
+from .conftest import LIBRDKAFKA_LOG, PLAIN_JAAS, STANDARD_AUTHORIZER, confluent, kafka_python
 from .wiretap import WireTap
 
 
@@ -27,7 +27,7 @@ def certs(tmp_path_factory):
 
 
 def deliver(config: dict, topic: str, value: bytes = b"hello") -> KafkaError | None:
-    producer, results = Producer(config), []
+    producer, results = Producer({"logger": LIBRDKAFKA_LOG, **config}), []
     producer.produce(topic, value, on_delivery=lambda err, msg: results.append(err))
     producer.flush(10)
     assert results, "no delivery report"
@@ -42,7 +42,7 @@ def test_ssl_listener_with_both_clients(make_cluster, certs, topic_name):
     assert producer.send(topic_name, b"again").get(10).offset == 1
     producer.close()
     consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, **certs.client_settings(),
-                         "group.id": "g", "auto.offset.reset": "earliest"})
+                         "logger": LIBRDKAFKA_LOG, "group.id": "g", "auto.offset.reset": "earliest"})
     consumer.subscribe([topic_name])
     values, deadline = [], time.monotonic() + 15
     while len(values) < 2 and time.monotonic() < deadline:
@@ -58,7 +58,7 @@ def test_a_client_that_does_not_trust_the_ca_cannot_connect(make_cluster, certs,
     stranger = make_certificates(tmp_path / "other-ca")  # a CA the broker's certificate does not come from
     errors: list[KafkaError] = []
     producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, **stranger.client_settings(),
-                         "error_cb": errors.append})
+                         "error_cb": errors.append, "logger": LIBRDKAFKA_LOG})
     deadline = time.monotonic() + 10
     while not errors and time.monotonic() < deadline:
         producer.poll(0.1)
