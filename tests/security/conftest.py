@@ -6,6 +6,7 @@ import logging
 import time
 
 import pytest
+from confluent_kafka import Producer
 
 # librdkafka's own lines (a client still retrying after its test's cluster stopped) go to
 # Python logging, where pytest keeps them with the test, instead of onto the terminal
@@ -40,6 +41,15 @@ def kafka_python(bootstrap: str, user: str, password: str, mechanism: str = "PLA
                  protocol: str = "SASL_PLAINTEXT", **more) -> dict:
     return {"bootstrap_servers": bootstrap, "security_protocol": protocol, "sasl_mechanism": mechanism,
             "sasl_plain_username": user, "sasl_plain_password": password, **more}
+
+
+def produce_one(config: dict, topic: str) -> int:
+    """Deliver one record with confluent-kafka; its offset."""
+    producer, results = Producer(config), []
+    producer.produce(topic, b"hello", on_delivery=lambda err, msg: results.append((err, msg)))
+    producer.flush(10)
+    assert results and results[0][0] is None, results
+    return results[0][1].offset()
 
 
 def first_error(client, seconds: float = 10):

@@ -22,7 +22,7 @@ from kio.schema.sasl_handshake.v1.request import SaslHandshakeRequest
 
 from tests.rawclient import RawClient
 
-from .conftest import LIBRDKAFKA_LOG, confluent, first_error, kafka_python, sasl_settings
+from .conftest import LIBRDKAFKA_LOG, confluent, first_error, kafka_python, produce_one, sasl_settings
 
 GENERIC = "Authentication failed during authentication due to invalid credentials with SASL mechanism"
 
@@ -31,15 +31,6 @@ class _Producer(Producer):
     def __init__(self, config):
         self.errors: list[KafkaError] = []
         super().__init__({**config, "error_cb": self.errors.append})
-
-
-def produce_one(config: dict, topic: str) -> int:
-    """Deliver one record with confluent-kafka; its offset."""
-    producer, results = Producer(config), []
-    producer.produce(topic, b"hello", on_delivery=lambda err, msg: results.append((err, msg)))
-    producer.flush(10)
-    assert results and results[0][0] is None, results
-    return results[0][1].offset()
 
 
 def sasl(cluster) -> str:
