@@ -6,7 +6,9 @@ an idempotent producer needs IDEMPOTENT_WRITE on the cluster (or WRITE on some t
 KIP-679). Those rules are this table; the dispatcher asks ``refusal`` before the handler
 and answers a denied request with the error in every place the response has one.
 Checks per topic or per group inside a request (Produce, Fetch, Metadata, DescribeGroups,
-CreateTopics...) are in the handlers, where the answer is built item by item.
+CreateTopics...) are in the handlers, where the answer is built item by item
+(``CHECKED_IN_HANDLER``); a few APIs need no permission (``NOT_CHECKED``). Every API of
+the table is in one of the three: a test fails for a new API that is in none.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ def _init_producer_id(ctx, request) -> ErrorCode | None:
     return ErrorCode.cluster_authorization_failed
 
 
+def _cluster(op: Op) -> Rule:
+    def rule(ctx, request) -> ErrorCode | None:
+        return None if ctx.allowed(op, Res.CLUSTER, CLUSTER_NAME) else ErrorCode.cluster_authorization_failed
+    return rule
+
+
 def _transactional(txn_id_field: str, group_op: Op | None = None) -> Rule:
     def rule(ctx, request) -> ErrorCode | None:
         txn_id = getattr(request, txn_id_field)
@@ -65,6 +73,34 @@ RULES: dict[int, Rule] = {
     26: _transactional("transactional_id"),                # EndTxn
     28: _transactional("transactional_id", Op.READ),       # TxnOffsetCommit
     47: _group(Op.DELETE),                                 # OffsetDelete
+    # Kafka's rules for APIs of the admin and KIP-848/932 work, in force once they are in the table:
+    34: _cluster(Op.ALTER),                                # AlterReplicaLogDirs
+    35: _cluster(Op.DESCRIBE),                             # DescribeLogDirs
+    43: _cluster(Op.ALTER),                                # ElectLeaders
+    45: _cluster(Op.ALTER),                                # AlterPartitionReassignments
+    46: _cluster(Op.DESCRIBE),                             # ListPartitionReassignments
+    55: _cluster(Op.DESCRIBE),                             # DescribeQuorum
+    68: _group(Op.READ),                                   # ConsumerGroupHeartbeat (its topics: in its handler)
+    76: _group(Op.READ),                                   # ShareGroupHeartbeat (its topics: in its handler)
+}
+
+# What each handler checks item by item, as Kafka's KafkaApis does.
+CHECKED_IN_HANDLER: dict[int, str] = {
+    0: "WRITE on each topic", 1: "READ on each topic", 2: "DESCRIBE on each topic",
+    3: "DESCRIBE on each topic (left out of 'all topics'), CREATE to auto-create",
+    8: "READ on each topic", 9: "DESCRIBE on each topic", 15: "DESCRIBE on each group",
+    16: "DESCRIBE on the cluster, else on each group listed", 19: "CREATE on the cluster or the topic",
+    20: "DELETE on each topic", 21: "DELETE on each topic", 24: "WRITE on each topic",
+    28: "READ on each topic", 29: "DESCRIBE on the cluster", 30: "ALTER on the cluster", 31: "ALTER on the cluster",
+    32: "DESCRIBE_CONFIGS on each topic, or the cluster", 33: "ALTER_CONFIGS on each topic, or the cluster",
+    37: "ALTER on each topic", 42: "DELETE on each group", 44: "ALTER_CONFIGS on each topic, or the cluster",
+    47: "READ on each topic", 50: "DESCRIBE on the cluster", 51: "ALTER on the cluster",
+}
+
+# APIs Kafka answers without asking the authorizer.
+NOT_CHECKED: dict[int, str] = {
+    17: "SaslHandshake: part of logging in", 18: "ApiVersions: asked before anything else",
+    36: "SaslAuthenticate: part of logging in", 60: "DescribeCluster: the brokers, as Metadata gives them",
 }
 
 

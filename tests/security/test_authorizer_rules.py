@@ -97,3 +97,14 @@ def test_filters_match_any_and_match_finds_every_pattern_that_applies():
     assert [b.name for b in bindings if match.matches(b)] == ["orders", "ord", "*"]
     literal = AclFilter(Res.ANY, None, PatternType.LITERAL, ALICE, None, Op.READ, Permission.ALLOW)
     assert [b.name for b in bindings if literal.matches(b)] == ["orders", "other"]
+
+
+def test_every_api_declares_how_it_is_authorized():
+    """A new API must say how Kafka's authorizer applies to it before it can be merged."""
+    from minikafka.handlers._authorize import CHECKED_IN_HANDLER, NOT_CHECKED, RULES
+    from minikafka.protocol.apis import API_TABLE
+
+    declared = set(RULES) | set(CHECKED_IN_HANDLER) | set(NOT_CHECKED)
+    missing = [f"{api.name} ({api.key})" for api in API_TABLE if api.key not in declared]
+    assert not missing, ("declare how these APIs are authorized in minikafka/handlers/_authorize.py "
+                         f"(RULES, CHECKED_IN_HANDLER or NOT_CHECKED): {', '.join(missing)}")

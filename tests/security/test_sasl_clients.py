@@ -162,3 +162,16 @@ def test_scram_credentials_are_validated_deleted_and_survive_a_restart(make_clus
     admin.alter_user_scram_credentials([UserScramCredentialDeletion("erin", sha256)])["erin"].result(10)
     producer = _Producer(confluent(sasl(cluster), "erin", "erin-secret", "SCRAM-SHA-256"))
     assert first_error(producer).code() == KafkaError._AUTHENTICATION
+
+
+def test_every_broker_of_a_cluster_has_each_listener(make_cluster, topic_name):
+    cluster = make_cluster(brokers=3, config=sasl_settings(), in_memory=True)
+    cluster.create_topic(topic_name, partitions=3, replication_factor=3)
+    addresses = sasl(cluster).split(",")
+    assert len(addresses) == 3 and not set(addresses) & set(cluster.bootstrap_servers.split(","))
+    config = confluent(addresses[0], "alice", "alice-secret", acks="all")
+    producer, results = Producer(config), []
+    for partition in range(3):  # one leader per broker: a connection to each, over SASL
+        producer.produce(topic_name, b"v", partition=partition, on_delivery=lambda err, msg: results.append(err))
+    producer.flush(10)
+    assert results == [None, None, None]
