@@ -23,6 +23,7 @@ from typing import IO
 
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
 from .errors import ErrorCode, KafkaError
+from .security import store as security_store
 
 MAX_TOPIC_NAME = 249
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")  # used with fullmatch: "$" would allow a final "\n"
@@ -91,11 +92,13 @@ class ClusterMetadata:
         self._collisions: dict[str, str] = {}  # collision_key(name) -> name
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
         self.racks: dict[int, str | None] = {}  # broker.rack of each broker (KIP-392)
+        self.listener_endpoints: dict[str, dict[int, tuple[str, int]]] = {}  # listener name -> id -> address
         self.producer_id_block_end = 0  # ids below this were handed out before a restart
         self.group_configs: dict[str, dict[str, str]] = {}  # group id -> its settings (KIP-848, KIP-932)
         self._next_producer_id = 0
         self._journal: IO[str] | None = None
         self._journal_bytes = self._snapshot_bytes = 0
+        self.security = security_store.SecurityRecords(self._append)  # ACLs and SCRAM credentials
         if path and path.exists():
             self._load()
 
@@ -114,6 +117,7 @@ class ClusterMetadata:
         self.group_configs = data.get("group_configs", {})
         for t in data["topics"]:
             self._put_topic(_topic_from_dict(t))
+        self.security.load_snapshot(data)
         if self.journal_path.exists():
             text = self.journal_path.read_text()
             whole = text.rfind("\n") + 1
@@ -143,6 +147,8 @@ class ClusterMetadata:
             self.producer_id_block_end = rec["block_end"]
         elif kind == "group_config":
             self._put_group_configs(rec["group"], rec["configs"])
+        elif kind in security_store.RECORD_TYPES:
+            self.security.replay(rec)
         else:
             raise ValueError(f"unknown record type {kind!r}")
 
@@ -167,7 +173,8 @@ class ClusterMetadata:
         if not self.path:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
-                "topics": [asdict(t) for t in self.topics.values()], "group_configs": self.group_configs}
+                "topics": [asdict(t) for t in self.topics.values()], "group_configs": self.group_configs,
+                **self.security.snapshot()}
         text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from ..config import ConfigError, TOPIC_SETTINGS, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
 from ..share import configs as group_configs
+from ..security.acl import Operation
+from ._authorize import check_config_access
 
 TOPIC, BROKER, GROUP = 2, 4, 32
 
@@ -55,6 +57,7 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
 
 def result(ctx, res, fn) -> object:
     try:
+        check_config_access(ctx, res.resource_type, res.resource_name, Operation.ALTER_CONFIGS)
         fn()
         code, message = ErrorCode.none, None
     except KafkaError as e:

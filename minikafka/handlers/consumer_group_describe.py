@@ -11,8 +11,9 @@ from __future__ import annotations
 import uuid
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
-from .describe_groups import ALL_GROUP_OPERATIONS, NOT_REQUESTED
+from ._authorize import NOT_REQUESTED, authorized_operations
 
 CONSUMER_MEMBER = 1  # MemberType (v1): 0 classic, 1 consumer
 
@@ -38,6 +39,8 @@ def _member(ctx, group, m):
 
 def _described(ctx, group_id: str, operations: int):
     try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         group = coordinator(ctx).consumer_describe(group_id)
     except KafkaError as e:
         return ctx.make("DescribedGroup", error_code=e.code, error_message=e.message, group_id=group_id,
@@ -51,8 +54,12 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else NOT_REQUESTED
-    return ctx.respond(groups=tuple(_described(ctx, g, operations) for g in request.group_ids))
+    def operations(group_id: str) -> int:  # KIP-430: what this principal may do with the group
+        if not request.include_authorized_operations:
+            return NOT_REQUESTED
+        return authorized_operations(ctx, ResourceType.GROUP, group_id)
+
+    return ctx.respond(groups=tuple(_described(ctx, g, operations(g)) for g in request.group_ids))
 
 
 def error_response(ctx, request, code: ErrorCode):

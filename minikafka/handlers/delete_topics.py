@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
+from ..security.acl import Operation, ResourceType
 
 
 def _names(request) -> list[str]:
@@ -13,6 +14,8 @@ def _names(request) -> list[str]:
 def _delete(ctx, name: str):
     broker = ctx.broker
     try:
+        if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, name):
+            raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to delete topic {name!r}.")
         if not broker.config["delete.topic.enable"]:
             raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
         if name in INTERNAL_TOPICS:

@@ -11,12 +11,15 @@ from __future__ import annotations
 from ..config import SOURCE_CODES, TYPE_CODES, describe_broker, describe_topic
 from ..errors import ErrorCode, KafkaError
 from ..share.configs import GroupConfig
+from ..security.acl import Operation
+from ._authorize import check_config_access
 
 TOPIC, BROKER, GROUP = 2, 4, 32
 
 
 def _entries(ctx, res):
     broker = ctx.broker
+    check_config_access(ctx, res.resource_type, res.resource_name, Operation.DESCRIBE_CONFIGS)
     if res.resource_type == TOPIC:
         if res.resource_name not in broker.metadata.topics:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {res.resource_name!r} does not exist.")

@@ -9,6 +9,7 @@ has start offset -1; an id that is not a share group is GROUP_ID_NOT_FOUND.
 
 from __future__ import annotations
 
+from ..security.acl import Operation, ResourceType
 from ..errors import ErrorCode, KafkaError
 from ._share import by_topic, topic_id
 
@@ -29,6 +30,8 @@ def _partition(ctx, index: int, start: int, lag: int):
 def _group(ctx, g):
     wanted = None if g.topics is None else {t.topic_name: list(t.partitions) for t in g.topics}
     try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g.group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         rows = ctx.broker.share_groups.start_offsets(g.group_id, wanted, lambda t, i: _high_watermark(ctx, t, i))
     except KafkaError as e:
         return ctx.make("DescribeShareGroupOffsetsResponseGroup", group_id=g.group_id, topics=(), error_code=e.code,

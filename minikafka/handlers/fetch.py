@@ -20,6 +20,7 @@ import time
 
 from ..errors import ErrorCode, KafkaError
 from ..replica.selector import NO_PREFERENCE, preferred_read_replica
+from ..security.acl import Operation, ResourceType
 
 READ_COMMITTED = 1
 FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
@@ -112,7 +113,10 @@ def error_response(ctx, request, code: ErrorCode):
 async def handle(ctx, request):
     # Followers replicate in-process (replica.fetcher), so every Fetch here is a consumer's.
     slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
-    _resolve(ctx, slots, request)
+    for s in slots:
+        if not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
+            s.error = ErrorCode.topic_authorization_failed
+    _resolve(ctx, [s for s in slots if s.error == ErrorCode.none], request)
     deadline = time.monotonic() + request.max_wait.total_seconds()
     while True:
         got = _read_all(slots, request)

@@ -26,7 +26,7 @@ def _leader(ctx, key: str, key_type: int) -> int:
 
 def _node(ctx, key: str, key_type: int) -> tuple[int, str, int]:
     leader = _leader(ctx, key, key_type)
-    address = ctx.broker.metadata.brokers.get(leader)
+    address = ctx.broker_endpoints.get(leader)
     if address is None:
         raise KafkaError(ErrorCode.coordinator_not_available,
                          f"The coordinator of {key!r} (broker {leader}) is not available right now.")

@@ -3,12 +3,14 @@
 From v4 the request may filter by state (KIP-518: ``--list --state Stable``) and each
 group carries its state. v5 adds the group type and a filter by type: ``classic`` for
 the groups of JoinGroup/SyncGroup, ``consumer`` for KIP-848's ConsumerGroupHeartbeat
-groups, ``share`` for share groups (KIP-932, protocol type ``share`` too).
+groups, ``share`` for share groups (KIP-932, protocol type ``share`` too). A principal
+sees every group with DESCRIBE on the cluster, else the groups it may DESCRIBE, as Kafka.
 """
 
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ._groups import coordinator
 
 
@@ -24,9 +26,15 @@ def _listed(ctx, request) -> list[tuple[str, str, str, str]]:
     return sorted(out)
 
 
+def _visible(ctx, groups):
+    if ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        return groups
+    return [g for g in groups if ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g[0])]
+
+
 async def handle(ctx, request):
     try:
-        groups = _listed(ctx, request)
+        groups = _visible(ctx, _listed(ctx, request))
     except KafkaError as e:
         return ctx.respond(error_code=e.code, groups=())
     listed = tuple(ctx.make("ListedGroup", group_id=group_id, protocol_type=protocol_type, group_state=state,

@@ -9,6 +9,10 @@ for several groups in one request, each with its own answer; v9 names the member
 its member epoch (KIP-848), which must be current for a consumer-protocol group
 (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID otherwise).
 
+With an authorizer, each group needs DESCRIBE (GROUP_AUTHORIZATION_FAILED for that group),
+and topics the principal may not DESCRIBE are left out of "all", or answered with
+TOPIC_AUTHORIZATION_FAILED when named, as Kafka's KafkaApis does.
+
 Requests before v8 are lifted to the v8+ shape (one group) by ``upgrade``, so the
 handler reads one shape; the answer takes the shape of the version asked.
 """
@@ -19,6 +23,7 @@ from collections import defaultdict
 
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
 GROUPS_SINCE = 8
@@ -38,10 +43,20 @@ def upgrade(decoded, latest):
 def _rows(ctx, group, require_stable: bool):
     wanted = None if group.topics is None else [(t.name, p) for t in group.topics for p in t.partition_indexes]
     try:
-        return coordinator(ctx).fetch(group.group_id, wanted, require_stable, group.member_id,
-                                      group.member_epoch), ErrorCode.none
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
+        rows = coordinator(ctx).fetch(group.group_id, wanted, require_stable, group.member_id, group.member_epoch)
+        return _authorized(ctx, rows, wanted), ErrorCode.none
     except KafkaError as e:
         return [(t, p, None, e.code) for t, p in wanted or ()], e.code
+
+
+def _authorized(ctx, rows, wanted) -> list:
+    """Topics the principal may not DESCRIBE: left out of "all", TOPIC_AUTHORIZATION_FAILED when named."""
+    ok = {t: ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
+    if wanted is None:
+        return [r for r in rows if ok[r[0]]]
+    return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
 
 
 def _topics(ctx, rows, topic_class: str, partition_class: str):

@@ -11,10 +11,8 @@ from __future__ import annotations
 import uuid
 
 from ..errors import ErrorCode, KafkaError
-
-NOT_REQUESTED = -(2**31)
-# READ, DELETE, DESCRIBE: the operations Kafka's ACLs know for a group.
-ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+from ..security.acl import Operation, ResourceType
+from ._authorize import NOT_REQUESTED, authorized_operations
 
 
 def _member(ctx, m):
@@ -28,6 +26,8 @@ def _member(ctx, m):
 
 def _described(ctx, group_id: str, operations: int):
     try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         group = ctx.broker.share_groups.describe(group_id)
     except KafkaError as e:
         return ctx.make("DescribedGroup", error_code=e.code, error_message=e.message, group_id=group_id,
@@ -40,5 +40,9 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else NOT_REQUESTED
-    return ctx.respond(groups=tuple(_described(ctx, g, operations) for g in request.group_ids))
+    def operations(group_id: str) -> int:  # KIP-430: what this principal may do with the group
+        if not request.include_authorized_operations:
+            return NOT_REQUESTED
+        return authorized_operations(ctx, ResourceType.GROUP, group_id)
+
+    return ctx.respond(groups=tuple(_described(ctx, g, operations(g)) for g in request.group_ids))
