@@ -1,29 +1,12 @@
-"""Connect-style source, stream processor and mirror against embedded minikafka clusters."""
+"""The stream processor and the mirror against embedded minikafka clusters."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 from confluent_kafka import Producer
 
-from kafka_course.ecosystem import connect, mirror, streams
-
-
-def test_file_source_resumes_from_its_stored_offset_and_applies_transforms(cluster, tmp_path):
-    path = tmp_path / "sales.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "card": f"4000{i:012d}", "amount": i}) + "\n" for i in range(5)))
-    keep_big = connect.filter_records(lambda r: r["amount"] >= 2)
-    source = connect.FileSource("s", path, "sales", bootstrap=cluster.bootstrap_servers, key_field="id",
-                                transforms=[connect.mask_field("card"), keep_big])
-    assert source.poll() == 3 and source.poll() == 0
-    with path.open("a") as out:
-        out.write(json.dumps({"id": 9, "card": "1234567890123456", "amount": 50}) + "\n")
-    again = connect.FileSource("s", path, "sales", bootstrap=cluster.bootstrap_servers, key_field="id")
-    assert again.stored_offset() == 5 and again.poll() == 1  # a restarted source resumes
-    values = [json.loads(m[3]) for m in mirror.records(cluster.bootstrap_servers, "sales")]
-    assert sorted(v["id"] for v in values) == [2, 3, 4, 9]
-    assert all(v["card"].startswith("*") for v in values if v["id"] != 9)
+from kafka_course.ecosystem import mirror, streams
 
 
 def test_count_by_key_restores_its_state_from_the_changelog(cluster):
