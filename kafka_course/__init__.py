@@ -29,9 +29,10 @@ from .quiz import Question, quiz
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
-    "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
-    "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
-    "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "kafka_connect", "lag", "leave_all",
-    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz", "requires_minikafka",
-    "requires_real_kafka", "schema_registry", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
+    "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember",
+    "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
+    "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic",
+    "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
+    "produce_demo", "producer", "quiz", "requires_minikafka", "requires_real_kafka", "schema_registry",
+    "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

@@ -62,14 +62,15 @@ def test_file_source_to_topic_to_file_sink_and_resume_after_a_worker_restart(sha
     bootstrap, name = shared_cluster.bootstrap_servers, uuid.uuid4().hex[:6]
     source_file, sink_file, topic = tmp_path / "in.txt", tmp_path / "out.txt", f"lines-{name}"
     source_file.write_text("first\nsecond\n")
-    created = post(worker.url, f"src-{name}", {"connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-                                               "tasks.max": "1", "file": str(source_file), "topic": topic,
-                                               "value.converter": STRING})
+    created = post(worker.url, f"src-{name}", {
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "tasks.max": "1",
+        "file": str(source_file), "topic": topic, "value.converter": STRING})
     assert created["type"] == "source" and created["tasks"] == [{"connector": f"src-{name}", "task": 0}]
     post(worker.url, f"sink-{name}", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic,
                                       "value.converter": STRING})
     wait_for(lambda: sink_file.exists() and sink_file.read_text() == "first\nsecond\n", what="the sink file")
-    offsets = wait_for(lambda: requests.get(f"{worker.url}/connectors/src-{name}/offsets", timeout=10).json()["offsets"])
+    offsets = wait_for(lambda: requests.get(f"{worker.url}/connectors/src-{name}/offsets",
+                                            timeout=10).json()["offsets"])
     assert offsets == [{"partition": {"filename": str(source_file)}, "offset": {"position": 13}}]
     stored = {m.key(): json.loads(m.value()) for m in read_to_end(bootstrap, "connect-offsets") if m.value()}
     assert stored[json.dumps([f"src-{name}", {"filename": str(source_file)}], separators=(",", ":")).encode()] == {
@@ -122,7 +123,8 @@ def test_configurations_are_judged_as_a_real_worker_judges_them(worker, tmp_path
     post(url, "twice", config)
     again = requests.post(f"{url}/connectors", json={"name": "twice", "config": config}, timeout=10)
     assert again.status_code == 409 and again.json()["message"] == "Connector twice already exists"
-    assert requests.put(f"{url}/connectors/twice/config", json={**config, "tasks.max": "2"}, timeout=20).status_code == 200
+    changed = requests.put(f"{url}/connectors/twice/config", json={**config, "tasks.max": "2"}, timeout=20)
+    assert changed.status_code == 200
     assert len(requests.get(f"{url}/connectors/twice/tasks", timeout=10).json()) == 2
     assert requests.delete(f"{url}/connectors/twice", timeout=20).status_code == 204
 

@@ -66,7 +66,8 @@ class JsonConverter(Converter):
         try:
             parsed = json.loads(data)
         except ValueError as e:
-            raise DataException(f"Converting byte[] to Kafka Connect data failed due to serialization error: {e}") from e
+            raise DataException("Converting byte[] to Kafka Connect data failed due to serialization error: "
+                                f"{e}") from e
         if not self.schemas:
             return None, parsed
         if not isinstance(parsed, dict) or set(parsed) != {"schema", "payload"}:
