@@ -87,5 +87,9 @@ def read_to_end(bootstrap: str, topic: str, start: dict[int, int] | None = None,
                     yield msg
                 if msg.offset() + 1 >= ends[msg.partition()][1]:
                     del ends[msg.partition()]
+            # A transaction marker takes the last offset but is never delivered: ask the position.
+            for tp in consumer.position([TopicPartition(topic, p) for p in ends]):
+                if tp.offset >= ends[tp.partition][1]:
+                    del ends[tp.partition]
     finally:
         consumer.close()
