@@ -166,17 +166,19 @@ def problems(reader: ParsedSchema, writer: ParsedSchema, reader_role: str, write
     out = []
     if r.package != w.package:
         out.append(("PACKAGE_CHANGED", f"the package changed from {w.package!r} to {r.package!r}"))
+    r_messages = {_relative(r, name): name for name in r.messages}  # a changed package is reported once
     for message, w_fields in w.messages.items():
-        if message not in r.messages:
+        found = r_messages.get(_relative(w, message))
+        if found is None:
             out.append(("MESSAGE_REMOVED", f"message {message} is missing from the {reader_role} schema"))
             continue
-        out += _field_problems(r, w, message, r.messages[message], w_fields)
+        out += _field_problems(r, w, (found, message), r.messages[found], w_fields)
     return [f"{{errorType:'{kind}', description:'{text}'}}" for kind, text in out]
 
 
-def _field_problems(r: Proto, w: Proto, message: str, r_fields: dict[int, Field],
+def _field_problems(r: Proto, w: Proto, scopes: tuple[str, str], r_fields: dict[int, Field],
                     w_fields: dict[int, Field]) -> list[tuple[str, str]]:
-    out = []
+    (r_scope, message), out = scopes, []
     for number, wf in w_fields.items():
         rf = r_fields.get(number)
         where = f"field {number} of {message}"
@@ -184,13 +186,14 @@ def _field_problems(r: Proto, w: Proto, message: str, r_fields: dict[int, Field]
             if wf.label == "required":
                 out.append(("REQUIRED_FIELD_REMOVED", f"required {where} ({wf.name}) was removed"))
             continue
-        (rk, rt), (wk, wt) = _kind(r, message, rf.type), _kind(w, message, wf.type)
+        (rk, rt), (wk, wt) = _kind(r, r_scope, rf.type), _kind(w, message, wf.type)
         if (rf.label == "repeated") != (wf.label == "repeated") or {rk, wk} - {"scalar", "enum"} and rk != wk:
             before, after = f"{wf.label} {wt}".strip(), f"{rf.label} {rt}".strip()
             out.append(("FIELD_KIND_CHANGED", f"{where} changed from {before} to {after}"))
         elif rk == "message" and _short(rt) != _short(wt):
             out.append(("FIELD_NAMED_TYPE_CHANGED", f"{where} changed from message {wt} to {rt}"))
-        elif not any({rk if rk == "enum" else rt, wk if wk == "enum" else wt} <= g for g in WIRE_GROUPS) and rt != wt:
+        elif rk != "message" and rt != wt and not any({rk if rk == "enum" else rt, wk if wk == "enum" else wt} <= g
+                                                      for g in WIRE_GROUPS):
             out.append(("FIELD_SCALAR_KIND_CHANGED", f"{where} changed from {wt} to {rt}, which the wire cannot carry"))
         if rf.oneof and not wf.oneof and any(f.oneof == rf.oneof for n, f in w_fields.items() if n != number):
             out.append(("FIELD_MOVED_TO_EXISTING_ONEOF", f"{where} moved into the existing oneof {rf.oneof}"))
@@ -198,6 +201,10 @@ def _field_problems(r: Proto, w: Proto, message: str, r_fields: dict[int, Field]
         if number not in w_fields and rf.label == "required":
             out.append(("REQUIRED_FIELD_ADDED", f"required field {number} of {message} ({rf.name}) was added"))
     return out
+
+
+def _relative(proto: Proto, name: str) -> str:
+    return name[len(proto.package) + 1:] if proto.package and name.startswith(proto.package + ".") else name
 
 
 def _short(name: str) -> str:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
 
 from confluent_kafka import Producer
 
 from ...client_logs import quiet
+from .._http import JsonServer, Raw
 from .._kafka import ensure_topic, read_to_end
 from . import errors
 from .api import RawText, RegistryApi
@@ -57,26 +56,22 @@ class SchemaRegistryServer:
                  default_compatibility: str = "BACKWARD", topic: str = "_schemas"):
         self.store = SchemaStore(default_compatibility)
         self.topic = SchemasTopic(bootstrap, topic)
-        self._lock = threading.Lock()  # one write at a time, like the registry's leader
+        self._lock = threading.Lock()  # one request at a time, like the registry's single leader
         self.api = RegistryApi(self.store, self._write)
-        self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
-        self.httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        self.http = JsonServer(self._answer, CONTENT_TYPE, host, port, name="schema-registry")
+        self.records_replayed = 0
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.http.url
 
     def start(self) -> "SchemaRegistryServer":
         self.records_replayed = self.topic.replay(self.store)
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="schema-registry", daemon=True)
-        self._thread.start()
+        self.http.start()
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
         self.topic.producer.flush(5)
         self.topic.producer.close()
 
@@ -85,34 +80,7 @@ class SchemaRegistryServer:
         for key, value in records:
             self.store.apply(key, value)
 
-    def answer(self, method: str, target: str, body: bytes) -> tuple[int, str | bytes]:
-        parts = urlsplit(target)
-        try:
-            payload = json.loads(body) if body else None
-        except ValueError as e:
-            return 400, json.dumps({"error_code": 400, "message": f"Unexpected character: {e}"})
+    def _answer(self, method: str, path: str, query: dict[str, list[str]], body: object) -> tuple[int, object]:
         with self._lock:
-            status, answer = self.api.handle(method, parts.path.rstrip("/"), dict(parse_qsl(parts.query)), payload)
-        return status, answer if isinstance(answer, RawText) else json.dumps(answer)
-
-
-def _handler_for(server: SchemaRegistryServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            status, text = server.answer(self.command, self.path, self.rfile.read(length) if length else b"")
-            data = text.encode() if isinstance(text, str) else text
-            self.send_response(status)
-            self.send_header("Content-Type", CONTENT_TYPE)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = do_PUT = do_DELETE = _serve
-
-        def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
-            pass  # a notebook has no use for an access log
-
-    return Handler
+            status, answer = self.api.handle(method, path, {k: v[-1] for k, v in query.items()}, body)
+        return status, Raw(answer) if isinstance(answer, RawText) else answer
