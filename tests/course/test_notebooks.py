@@ -241,7 +241,7 @@ def test_every_section_has_speaker_notes(path):
 # purpose was caught and printed in one line. The notebooks that show one are named here
 # with the error they must show.
 ERRORS_ON_PURPOSE = {"03-producers.ipynb": "MSG_SIZE_TOO_LARGE", "05-brokers-and-replication.ipynb":
-                     "INVALID_REPLICATION_FACTOR", "12-ecosystem.ipynb": "IncompatibleSchema"}
+                     "INVALID_REPLICATION_FACTOR", "12-ecosystem.ipynb": "SchemaRegistryError"}
 
 
 @pytest.mark.slow
