@@ -30,7 +30,7 @@ import datetime
 import sys
 
 from . import share_groups, wire
-from .common import add_bootstrap, describe_client_error
+from .common import add_bootstrap, describe_client_error, client_settings
 from .common import table as _table
 
 TIMEOUT = 15  # seconds for each admin call
@@ -97,7 +97,7 @@ def _connect(bootstrap: str):
     """An AdminClient that has reached a broker (librdkafka's own log lines are silenced:
     the problem is reported once, as a sentence)."""
     from confluent_kafka.admin import AdminClient
-    client = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": TIMEOUT * 1000, "log_level": 0})
+    client = AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": TIMEOUT * 1000, "log_level": 0}))
     try:
         client.list_topics(timeout=CONNECT_TIMEOUT)
     except Exception as e:  # noqa: BLE001
