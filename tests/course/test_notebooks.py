@@ -126,6 +126,7 @@ OTHER_PARAMETERS = {
     "06-event-sourcing": {"ACCOUNTS": 6, "EVENTS": 200},
     "07-at-least-once": {"PAYMENTS": 150, "CRASHES": 3},
     "08-exactly-once-pipeline": {"ORDERS": 150, "CRASHES": 4},
+    "10-group-consumer-migration": {"PARTITIONS": 4, "SIGNUPS": 150, "CRASHES": 2},
 }
 
 
