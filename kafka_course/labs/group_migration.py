@@ -8,7 +8,7 @@ every record and runs while ``lab.running()``.
 
 ``lab.run(worker, SETTINGS)`` runs it as the sign-up service would run in production:
 
-* member A starts alone; when a third of the sign-ups are processed, member B starts
+* member A starts alone; when a quarter of the sign-ups are processed, member B starts
   with the same code and settings (a second instance, scaled out), so the group
   rebalances in the middle of the run;
 * ``process`` crashes now and then, before the sign-up is handled, as a process killed
@@ -112,7 +112,11 @@ class Lab:
         from ..client_logs import quiet
         while self.running() and member.runs < self.crashes + 20:
             member.runs += 1
-            consumer = Consumer(quiet({**LAB_DEFAULTS, **settings, "bootstrap.servers": self.bootstrap}))
+            try:
+                consumer = Consumer(quiet({**LAB_DEFAULTS, **settings, "bootstrap.servers": self.bootstrap}))
+            except Exception as e:  # noqa: BLE001 - settings librdkafka refuses: a finding
+                member.error = f"librdkafka refused SETTINGS ({e})"
+                return
             try:
                 worker(consumer, lambda message: self._process(member, message))
                 return
@@ -120,7 +124,7 @@ class Lab:
                 member.crashes += 1
             except Exception as e:  # noqa: BLE001 - the learner's worker failed: a finding, not a crash of the check
                 where = traceback.extract_tb(e.__traceback__)[-1]
-                member.error = f"{type(e).__name__}: {e} (line {where.lineno} of {where.name})"
+                member.error = f"its worker raised {type(e).__name__}: {e} (line {where.lineno} of {where.name})"
                 return
             finally:
                 consumer.close()
@@ -204,7 +208,7 @@ def check(lab: Lab, settings: Mapping[str, Any]) -> None:
         _check_committed(report, lab)
         for member in lab.members:
             report.check(member.error is None, f"member {member.name} ran until it was told to stop",
-                         f"member {member.name}'s worker stopped with {member.error}.")
+                         f"member {member.name} stopped: {member.error}.")
 
 
 def _processed(lab: Lab) -> Counter:

@@ -107,3 +107,8 @@ def test_committing_the_offset_of_the_last_record_instead_of_the_next_stops_shor
                                 asynchronous=False)
     text = run_and_fail(lab, worker, settings(lab))
     assert "committed offsets stop short of the end" in text and "never processed" not in text
+
+
+def test_settings_librdkafka_refuses_stop_the_members_with_its_sentence(lab):
+    text = run_and_fail(lab, group_worker(lab), settings(lab, **{"enable.auto.comit": False}))
+    assert "member A stopped: librdkafka refused SETTINGS" in text and "enable.auto.comit" in text
