@@ -9,5 +9,6 @@ enough to read in one sitting:
 * ``streams``: a stateful processor with a changelog topic (Kafka Streams, ksqlDB).
 * ``mirror``: copying topics between clusters (MirrorMaker 2).
 * ``comparison``: the same workload on Kafka, RabbitMQ and NATS.
+* ``workloads``: three workloads (replay, a work queue, fan-out) on each of them, for lab 13.
 * ``servers``: where the outside servers are, and whether they answer.
 """
