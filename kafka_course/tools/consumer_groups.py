@@ -8,7 +8,7 @@ cluster, not just minikafka::
     minikafka consumer-groups --bootstrap-server B --list [--type [classic|consumer|share ...] [--state]]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
     minikafka consumer-groups --bootstrap-server B --reset-offsets --group G --topic T[:0,1]
-        (--to-earliest | --to-latest | --to-offset N | --to-datetime 2024-05-01T12:00:00[.000])
+        (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime 2024-05-01T12:00:00.000)
         [--dry-run | --execute]
     minikafka consumer-groups --bootstrap-server B --delete --group G
 
@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--to-earliest", action="store_true")
     target.add_argument("--to-latest", action="store_true")
     target.add_argument("--to-offset", type=int, metavar="N")
+    target.add_argument("--shift-by", type=int, metavar="N", help="move each committed offset by N (negative: back)")
     target.add_argument("--to-datetime", metavar="YYYY-MM-DDTHH:MM:SS[.sss]")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the new offsets only (the default)")
@@ -254,11 +255,13 @@ def _require_inactive(client, group: str, verb: str) -> None:
 
 
 def _reset(client, group: str, args) -> None:
-    if not any((args.to_earliest, args.to_latest, args.to_offset is not None, args.to_datetime)):
-        raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N or --to-datetime.")
+    if not any((args.to_earliest, args.to_latest, args.to_offset is not None, args.shift_by is not None,
+                args.to_datetime)):
+        raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N, --shift-by N "
+                       "or --to-datetime.")
     _require_inactive(client, group, "reset the offsets of")
     partitions = _partitions_to_reset(client, group, args)
-    targets = _targets(client, partitions, args)
+    targets = _targets(client, group, partitions, args)
     print(_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], [[group, t, p, o] for (t, p),
                                                                  o in sorted(targets.items())]))
     if not args.execute:
@@ -291,8 +294,8 @@ def _partitions_to_reset(client, group: str, args) -> list[tuple[str, int]]:
 
 
 def _partition_ids(client, topic: str) -> list[int]:
-    try:
-        metadata = client.list_topics(topic=topic, timeout=TIMEOUT)
+    try:  # metadata of every topic: asking for one by name may create it where auto-creation is on
+        metadata = client.list_topics(timeout=TIMEOUT)
     except Exception as e:  # noqa: BLE001
         raise CliError(f"Could not read the metadata of {topic!r}: {describe_client_error(e)}") from None
     info = metadata.topics.get(topic)
@@ -301,7 +304,7 @@ def _partition_ids(client, topic: str) -> list[int]:
     return sorted(info.partitions)
 
 
-def _targets(client, partitions, args) -> dict[tuple[str, int], int]:
+def _targets(client, group: str, partitions, args) -> dict[tuple[str, int], int]:
     from confluent_kafka.admin import OffsetSpec
     earliest = _offsets(client, partitions, OffsetSpec.earliest())
     latest = _offsets(client, partitions, OffsetSpec.latest())
@@ -311,6 +314,13 @@ def _targets(client, partitions, args) -> dict[tuple[str, int], int]:
         return latest
     if args.to_offset is not None:  # kept inside the log, as Kafka's tool does
         return {tp: min(max(args.to_offset, earliest[tp]), latest[tp]) for tp in partitions}
+    if args.shift_by is not None:
+        current = _committed(client, group)
+        missing = [tp for tp in partitions if tp not in current]
+        if missing:
+            raise CliError(f"Cannot shift the offset of {missing[0][0]}-{missing[0][1]}: group {group!r} has no "
+                           "committed offset there. Use --to-offset, --to-earliest or --to-datetime for it.")
+        return {tp: min(max(current[tp] + args.shift_by, earliest[tp]), latest[tp]) for tp in partitions}
     found = _offsets(client, partitions, OffsetSpec.for_timestamp(_millis(args.to_datetime)))
     return {tp: found[tp] if found[tp] >= 0 else latest[tp] for tp in partitions}
 
