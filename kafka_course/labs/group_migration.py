@@ -36,6 +36,7 @@ from ..checks import Report
 from ..guarantees import Crash, CrashPlan
 
 WORK_SECONDS = 0.010  # what handling one sign-up costs; it keeps the run long enough for B to join
+FIRST_JOIN_SECONDS = 3.5  # Kafka's group.initial.rebalance.delay.ms (3 s), and some
 IDLE_SECONDS = 3.0  # nothing processed and nothing left to commit for this long: the run is over
 # Under the learner's settings: a member notices a rebalance at its next heartbeat, and
 # librdkafka's default of 3 s would make every rebalance of this short run last seconds.
@@ -83,7 +84,10 @@ class Lab:
             print("  SETTINGS has no group.id: no consumer was started")
             return
         self._plan = CrashPlan(self.crashes, max(2, len(self.records) * 3 // 4), seed=self.seed)
-        started = self._last_progress = time.monotonic()
+        started = time.monotonic()
+        # A new group's first rebalance waits group.initial.rebalance.delay.ms (3 s on Kafka,
+        # 0 on the course's embedded broker): nothing counts as idle before that has passed.
+        self._last_progress = started + FIRST_JOIN_SECONDS
         self._start_member("A", worker, settings)
         self._wait_for(lambda: self._processed() >= len(self.records) // 4 or self._idle(1.5),
                        started + self.time_limit / 2)

@@ -53,6 +53,8 @@ def _read(bootstrap: str, topic: str, settings: dict, expected: int, idle: float
     deadline, last = time.monotonic() + LIMIT_S, time.monotonic()
     try:
         while len(values) < expected and time.monotonic() < min(deadline, last + idle):
+            if not consumer.assignment():  # still joining (Kafka waits group.initial.rebalance.delay.ms)
+                last = time.monotonic()
             for msg in consumer.consume(100, 0.2):
                 if msg.error() is None:
                     values.append(msg.value())
