@@ -100,7 +100,7 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
             report.check(False, "", f"These producer settings are refused by the client: {e.args[0].str()}")
             return None
         trial = Trial(topic)
-        handle = cluster()
+        handle = cluster(servers)
         with _Writer(producer, trial):
             _break_things(handle, topic, trial, seconds)
         _judge(report, trial, servers, topic_settings, producer_settings)

@@ -1,20 +1,19 @@
-"""Fixtures for the lab checks' tests: one embedded cluster per test module where a check allows it."""
+"""Fixtures for the lab checks' tests (see ``embedded``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from minikafka import Cluster
+from .embedded import embedded
 
 
-@pytest.fixture(scope="module")
-def module_cluster():
-    """A single-broker minikafka shared by a module's tests (each check makes its own topics)."""
-    cluster = Cluster(config={"group.initial.rebalance.delay.ms": 0}).start()
-    yield cluster
-    cluster.stop()
+@pytest.fixture
+def one_broker() -> str:
+    """The single-broker embedded minikafka, made the current cluster for each test."""
+    return embedded()
 
 
-@pytest.fixture(scope="module")
-def module_bootstrap(module_cluster) -> str:
-    return module_cluster.bootstrap_servers
+@pytest.fixture
+def three_brokers() -> str:
+    """The three-broker embedded minikafka, made the current cluster for each test."""
+    return embedded(brokers=3)

@@ -10,6 +10,7 @@ works on these functions as it does on a notebook cell's.
 
 from __future__ import annotations
 
+import ast
 import linecache
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,17 @@ LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def cell_defining(lab: str, name: str, notebook: str = "solution") -> str:
-    """The source of the code cell of ``labs/<lab>*/<notebook>.ipynb`` that defines ``name``."""
+    """The definitions in the code cell of ``labs/<lab>*/<notebook>.ipynb`` that defines ``name``.
+
+    Only definitions are kept (functions, imports, assignments): the cell's demonstration
+    lines, such as a ``print(...)`` that calls the function, are left out.
+    """
     path = next(LABS.glob(f"{lab}*/{notebook}.ipynb"))
     cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     found = [s for s in cells if f"def {name}(" in s or f"\n{name} = " in f"\n{s}"]
     assert found, f"{path.name} of lab {lab} has no cell defining {name}"
-    return found[0]
+    return "\n".join(ast.get_source_segment(found[0], node, padded=True) or "" for node in ast.parse(found[0]).body
+                     if not isinstance(node, ast.Expr))
 
 
 def run(source: str, label: str, **given: Any) -> dict[str, Any]:
