@@ -45,8 +45,17 @@ def run(source: str, label: str, **given: Any) -> dict[str, Any]:
 
 def solution(lab: str, *names: str, **given: Any) -> dict[str, Any]:
     """The solution notebook's definitions of ``names`` (cells run in notebook order)."""
-    sources = dict.fromkeys(cell_defining(lab, name) for name in names)  # one run per cell, in order
-    return run("\n\n".join(sources), f"lab {lab} solution", **given)
+    return _definitions(lab, "solution", names, given)
+
+
+def starter(lab: str, *names: str, **given: Any) -> dict[str, Any]:
+    """The untouched starter notebook's definitions of ``names``: the first wrong answer."""
+    return _definitions(lab, "starter", names, given)
+
+
+def _definitions(lab: str, notebook: str, names: tuple[str, ...], given: dict[str, Any]) -> dict[str, Any]:
+    sources = dict.fromkeys(cell_defining(lab, name, notebook) for name in names)  # each cell once, in order
+    return run("\n\n".join(sources), f"lab {lab} {notebook}", **given)
 
 
 def mutated(lab: str, names: tuple[str, ...], *edits: tuple[str, str], **given: Any) -> dict[str, Any]:
