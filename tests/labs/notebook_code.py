@@ -20,7 +20,7 @@ import nbformat
 LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
-def cell_defining(lab: str, name: str, notebook: str = "solution") -> str:
+def cell_defining(lab: str, name: str, notebook: str = "solution", /) -> str:
     """The definitions in the code cell of ``labs/<lab>*/<notebook>.ipynb`` that defines ``name``.
 
     Only definitions are kept (functions, imports, assignments): the cell's demonstration
@@ -34,7 +34,7 @@ def cell_defining(lab: str, name: str, notebook: str = "solution") -> str:
                      if not isinstance(node, ast.Expr))
 
 
-def run(source: str, label: str, **given: Any) -> dict[str, Any]:
+def run(source: str, label: str, /, **given: Any) -> dict[str, Any]:
     """Execute ``source`` in a namespace holding ``given``; return the namespace."""
     filename = f"<{label}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -43,12 +43,12 @@ def run(source: str, label: str, **given: Any) -> dict[str, Any]:
     return namespace
 
 
-def solution(lab: str, *names: str, **given: Any) -> dict[str, Any]:
+def solution(lab: str, /, *names: str, **given: Any) -> dict[str, Any]:
     """The solution notebook's definitions of ``names`` (cells run in notebook order)."""
     return _definitions(lab, "solution", names, given)
 
 
-def starter(lab: str, *names: str, **given: Any) -> dict[str, Any]:
+def starter(lab: str, /, *names: str, **given: Any) -> dict[str, Any]:
     """The untouched starter notebook's definitions of ``names``: the first wrong answer."""
     return _definitions(lab, "starter", names, given)
 
@@ -58,7 +58,7 @@ def _definitions(lab: str, notebook: str, names: tuple[str, ...], given: dict[st
     return run("\n\n".join(sources), f"lab {lab} {notebook}", **given)
 
 
-def mutated(lab: str, names: tuple[str, ...], *edits: tuple[str, str], **given: Any) -> dict[str, Any]:
+def mutated(lab: str, names: tuple[str, ...], /, *edits: tuple[str, str], **given: Any) -> dict[str, Any]:
     """Like ``solution``, after replacing each ``old`` piece of the source with ``new``."""
     source = "\n\n".join(dict.fromkeys(cell_defining(lab, name) for name in names))
     for old, new in edits:
