@@ -43,13 +43,25 @@ class FailureScript:
         self.brokers = sorted(handle.brokers())
 
     def run(self) -> dict[str, Window]:
-        time.sleep(self.seconds)
-        if self.handle.is_minikafka:
-            self.lost_acknowledgements()
-        crashed = self.leader_crash()
-        maintenance = self.maintenance([b for b in self.brokers if b != crashed][0])
-        lone = self.lone_leader()
-        return {"maintenance": maintenance, "lone leader": lone}
+        try:
+            time.sleep(self.seconds)
+            if self.handle.is_minikafka:
+                self.lost_acknowledgements()
+            crashed = self.leader_crash()
+            maintenance = self.maintenance([b for b in self.brokers if b != crashed][0])
+            lone = self.lone_leader()
+            return {"maintenance": maintenance, "lone leader": lone}
+        finally:
+            self.restore()
+
+    def restore(self) -> None:
+        """Every broker up and at full speed again, whatever happened (a no-op when all is well)."""
+        live = set(self.handle.brokers())
+        for broker in self.brokers:
+            if broker not in live:
+                self.handle.start_broker(broker)
+            if self.handle.is_minikafka:
+                self.handle.slow_broker(broker, 0)
 
     def lost_acknowledgements(self) -> None:
         for broker in self.brokers:
