@@ -20,6 +20,7 @@ Then it compares every (window, decade) count with the same rules applied in Pyt
 from __future__ import annotations
 
 import tempfile
+import threading
 import uuid
 from collections import Counter
 from datetime import datetime, timezone
@@ -31,6 +32,7 @@ SIGNUP_SCHEMA = ("user_id string, name string, email string, country string, reg
                  "plan string, channel string, signup_ts timestamp")
 WINDOW_SECONDS = late.WINDOW_SECONDS
 TITLE = "Lab 11: registrations per decade in 10-second windows"
+ROUND_SECONDS = 90  # at most, for Spark to process one round (a few seconds on a quiet laptop)
 AFTER_RUN = ("windows are written once the watermark passes them", "the windows are 10 seconds long",
              "sign-ups up to 10 s late are counted", "sign-ups more than 10 s late are left out",
              "decades are years rounded down to a multiple of ten", "every (window, decade) count matches Python's")
@@ -102,7 +104,7 @@ def _run(spark, result, report: Report, bootstrap: str, topic: str, plan) -> lis
         for step in plan:
             late.write(bootstrap, topic, step.late)  # acknowledged before the on-time rows exist
             late.write(bootstrap, topic, step.on_time)
-            query.processAllAvailable()
+            _process(query, ROUND_SECONDS, step.name)
         rows = spark.table(name).select(
             F.col("window.start").cast("long").alias("start"), F.col("window.end").cast("long").alias("end"),
             F.col("decade").cast("long").alias("decade"), "count").collect()
@@ -112,6 +114,27 @@ def _run(spark, result, report: Report, bootstrap: str, topic: str, plan) -> lis
         query.stop()
     report.check(True, "Spark runs the query in append mode", "")
     return rows
+
+
+def _process(query, seconds: float, what: str) -> None:
+    """``processAllAvailable()``, bounded: a query that cannot keep up is stopped with a sentence."""
+    outcome: list[BaseException | None] = []
+
+    def wait() -> None:
+        try:
+            query.processAllAvailable()
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            outcome.append(e)
+    worker = threading.Thread(target=wait, name="lab11-round", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        query.stop()
+        raise TimeoutError(f"Spark took more than {seconds:.0f} s to process the round '{what}'; if the machine "
+                           "is busy, run the check again")
+    if outcome[0] is not None:
+        raise outcome[0]
 
 
 def _refused(report: Report, error: Exception) -> None:
