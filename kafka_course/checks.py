@@ -1,12 +1,21 @@
 """Automatic checks for the labs: what passed, and what was expected when something did not.
 
-A check prints one line per expectation. When any fails it raises ``CheckFailed``, an
-``AssertionError``, so the last cell of a lab notebook fails for the learner, for nbval
-and for pytest alike. The sentences are written for the learner: they say what the
-check saw, what it expected, and where to look.
+A check prints one line per expectation as it goes: ``✔`` for a check that passed,
+``✘`` with a sentence for one that failed, ``·`` for one that could not run because
+an earlier one failed (it still counts). At the end it prints the count, and when any
+check failed it raises ``CheckFailed``, an ``AssertionError``, so the last cell of a
+lab notebook fails for the learner, for nbval and for pytest alike. The sentences are
+written for the learner: they say what the check saw, what it expected, and where to look.
 
     with Report("Lab 02: the partitioner") as report:
-        report.check(answer == 42, "the answer is 42", f"the answer should be 42, not {answer}")
+        if report.check(answer == 42, "the answer is 42", f"the answer should be 42, not {answer}"):
+            report.check(...)
+        else:
+            report.not_run("the answer, checked against the broker")
+
+In a notebook the failure is shown once: the ``✘`` lines say what is wrong, and the
+error under them only says how many checks passed. ``str()`` of the exception carries
+the failed sentences too, for tests and logs that only see the exception.
 """
 
 from __future__ import annotations
@@ -14,15 +23,26 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
-PASS, FAIL = "✔", "✘"
+PASS, FAIL, NOT_RUN = "✔", "✘", "·"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 byte``, ``2 bytes``: a count with its noun in the right number."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 class CheckFailed(AssertionError):
-    """A lab check did not pass; the message says what was expected."""
+    """A lab check did not pass; ``failures`` holds the sentences of the failed checks."""
+
+    def __init__(self, summary: str, failures: list[str] | None = None):
+        self.summary = summary
+        self.failures = list(failures or [])
+        super().__init__(" ".join([summary, *self.failures]))
 
     def _render_traceback_(self) -> list[str]:
-        # IPython shows this instead of a traceback through the checking code.
-        return [f"CheckFailed: {self}", f"Fix what the {FAIL} lines above describe, then run the cell again."]
+        # IPython shows this instead of a traceback through the checking code; the failed
+        # sentences are already printed above it, once.
+        return [f"CheckFailed: {self.summary} Fix what the {FAIL} lines above describe, then run the cell again."]
 
 
 class Report:
@@ -32,12 +52,13 @@ class Report:
         self.title = title
         self.passed: list[str] = []
         self.failed: list[str] = []
+        self.skipped: list[str] = []
 
     def __enter__(self) -> "Report":
         print(self.title)
         return self
 
-    def check(self, ok: bool, passed: str, expected: str) -> bool:
+    def check(self, ok: Any, passed: str, expected: str) -> bool:
         """Record one expectation: ``passed`` is printed if ``ok``, else ``expected``."""
         if ok:
             self.passed.append(passed)
@@ -47,24 +68,44 @@ class Report:
             print(f"  {FAIL} {expected}")
         return bool(ok)
 
+    def not_run(self, what: str, why: str = "it needs the checks above to pass") -> None:
+        """Record a check that could not run: it is listed, and counted, but neither passed nor failed."""
+        self.skipped.append(what)
+        print(f"  {NOT_RUN} not run: {what} ({why})")
+
     def attempt(self, fn: Callable[..., Any], *args: Any, what: str) -> tuple[bool, Any]:
         """Call the learner's ``fn``; an exception becomes a failed check instead of a traceback."""
         try:
             return True, fn(*args)
         except Exception as e:  # noqa: BLE001 - any error in learner code is a finding
-            where = traceback.extract_tb(e.__traceback__)[-1]
-            self.check(False, "", f"{what} raised {type(e).__name__}: {e} (line {where.lineno} of {where.name}).")
+            self.check(False, "", f"{what} raised {type(e).__name__}: {e} ({where(e)}).")
             return False, None
+
+    @property
+    def total(self) -> int:
+        return len(self.passed) + len(self.failed) + len(self.skipped)
+
+    def summary(self) -> str:
+        """``2 of 3 checks passed, 1 failed.`` (and how many did not run)."""
+        parts = [f"{len(self.failed)} failed"] + ([f"{len(self.skipped)} not run"] if self.skipped else [])
+        return f"{len(self.passed)} of {plural(self.total, 'check')} passed, {' and '.join(parts)}."
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         if exc is not None and not isinstance(exc, CheckFailed):
             self.check(False, "", f"The check stopped early: {type(exc).__name__}: {exc}")
-        total = len(self.passed) + len(self.failed)
-        if self.failed:
-            print(f"{len(self.passed)} of {total} checks passed.")
-            raise CheckFailed(f"{self.title}: " + " ".join(self.failed)) from (exc if exc_type else None)
-        print(f"All {total} checks passed. Well done!")
+        if self.failed or self.skipped:
+            print(self.summary())
+            raise CheckFailed(f"{self.title}: {self.summary()}", self.failed) from (exc if exc_type else None)
+        print(f"All {plural(self.total, 'check')} passed. Well done!")
         return False
+
+
+def where(error: BaseException) -> str:
+    """``line 12 of murmur2``: the innermost frame of an error raised in learner code."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "no traceback"
+    return f"line {frames[-1].lineno} of {frames[-1].name}"
 
 
 def check(ok: bool, passed: str, expected: str) -> None:
@@ -73,4 +114,4 @@ def check(ok: bool, passed: str, expected: str) -> None:
         print(f"{PASS} {passed}")
         return
     print(f"{FAIL} {expected}")
-    raise CheckFailed(expected)
+    raise CheckFailed("1 check failed.", [expected])

@@ -31,9 +31,9 @@ class MinikafkaOnly(NotImplementedError):
     """Raised when a cell asks a real Kafka cluster for a power only minikafka has."""
 
 
-def cluster() -> "ClusterHandle":
-    """A handle on the cluster of the last ``bootstrap()`` call (embedded or real)."""
-    servers = current_bootstrap()
+def cluster(servers: str | None = None) -> "ClusterHandle":
+    """A handle on the cluster at ``servers``, by default the last ``bootstrap()`` call's (embedded or real)."""
+    servers = servers or current_bootstrap()
     return ClusterHandle(servers, embedded_at(servers))
 
 

@@ -11,9 +11,11 @@
   tail where accounts change again and closed accounts end with a tombstone.
 
 The learner writes ``apply(balances, event)`` (one step of the fold),
+``read_to_end(topic)`` (every record up to the end as of the call, see ``reading_to_end``),
 ``replay(topic)`` (all events, in order per account, through ``apply``) and
-``load_snapshots(topic)`` (last value per key, tombstones delete). ``check()`` compares
-both tables with the state the bank really has.
+``load_snapshots(topic)`` (last value per key, tombstones delete). ``check()`` tests
+``apply`` and ``read_to_end`` on their own, then compares both tables with the state the
+bank really has.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def prepare(*, bootstrap: str | None = None, accounts: int = 12, events: int = 4
     writer = producer(servers, linger_ms=5)
     cut = accounts + events * 2 // 3  # closures only happen after this point
     _write(writer, events_topic, snapshot_topic, history[:cut], snapshots[:cut])
-    _compact(cluster(), snapshot_topic)
+    _compact(cluster(servers), snapshot_topic)
     _write(writer, events_topic, snapshot_topic, history[cut:], snapshots[cut:])  # a fresh, uncompacted tail
     closed = {e["account"] for e in history if e["type"] == "closed"}
     return Bank(events_topic, snapshot_topic, servers, expected, closed)
@@ -114,15 +116,50 @@ def _compact(handle, topic: str) -> None:
     embedded.run_log_cleaner()
 
 
-def check(bank: Bank, replay: Callable[[str], dict], load_snapshots: Callable[[str], dict]) -> None:
-    """Rebuild the balances both ways with your functions and compare with the bank's books."""
+# A short history that uses every event type once, with the table it must leave after each step.
+APPLY_STEPS = [
+    ({"account": "alice", "type": "opened", "amount": 0}, {"alice": 0}, "an opened account starts at 0"),
+    ({"account": "alice", "type": "deposit", "amount": 120}, {"alice": 120}, "a deposit adds its amount"),
+    ({"account": "bob", "type": "opened", "amount": 0}, {"alice": 120, "bob": 0}, "other accounts are left alone"),
+    ({"account": "alice", "type": "withdrawal", "amount": 45}, {"alice": 75, "bob": 0},
+     "a withdrawal subtracts its amount"),
+    ({"account": "alice", "type": "closed", "amount": 0}, {"bob": 0},
+     "a closed account is removed from the table, not kept at 0"),
+]
+
+
+def check(bank: Bank, *, apply: Callable[[dict, dict], Any], read_to_end: Callable[[str], Any],
+          replay: Callable[[str], dict], load_snapshots: Callable[[str], dict], timeout: float = 10) -> None:
+    """Check each part on its own (``apply``, ``read_to_end``, which gets ``timeout`` seconds to
+    stop), then rebuild the balances both ways and compare with the bank's books."""
+    from . import reading_to_end
     with Report("Lab 06 · rebuilding state from a log") as report:
-        ok, from_events = report.attempt(replay, bank.events, what=f"replay({bank.events!r})")
-        if ok:
-            _compare(report, "replaying the events", from_events, bank)
-        ok, from_snapshots = report.attempt(load_snapshots, bank.snapshots, what=f"load_snapshots({bank.snapshots!r})")
-        if ok:
-            _compare(report, "loading the compacted snapshots", from_snapshots, bank)
+        _check_apply(report, apply)
+        stops = reading_to_end.check(report, read_to_end, bank.bootstrap, timeout)
+        for how, fn, topic in (("replaying the events", replay, bank.events),
+                               ("loading the compacted snapshots", load_snapshots, bank.snapshots)):
+            if not stops and "read_to_end" in getattr(getattr(fn, "__code__", None), "co_names", ()):
+                report.not_run(how, f"{fn.__name__} reads with read_to_end, which does not stop yet")
+                continue
+            ok, table = report.attempt(fn, topic, what=f"{getattr(fn, '__name__', 'your function')}({topic!r})")
+            if ok:
+                _compare(report, how, table, bank)
+
+
+def _check_apply(report: Report, apply: Callable[[dict, dict], Any]) -> bool:
+    """Fold the short history one event at a time and stop at the first wrong table."""
+    table: dict[str, int] = {}
+    for event, want, rule in APPLY_STEPS:
+        before = dict(table)
+        ok, got = report.attempt(apply, table, dict(event), what=f"apply({before}, {event})")
+        if not ok:
+            return False
+        if got is None:
+            return report.check(False, "", "apply must return the table it changed (it returned None).")
+        if got != want:
+            return report.check(False, "", f"apply({before}, {event}) gave {got}, expected {want}: {rule}.")
+        table = got
+    return report.check(True, "apply folds all four event types (opened, deposit, withdrawal, closed)", "")
 
 
 def _compare(report: Report, how: str, got: Any, bank: Bank) -> None:

@@ -1,6 +1,8 @@
 """Check for lab 08: a consume-transform-produce pipeline whose output holds each input once.
 
-``prepare()`` fills an input topic with orders and returns a ``Lab``. The learner writes
+``prepare()`` fills an input topic with orders, written in transactions the way the
+shop's own service writes them, with aborted transactions (cancelled orders) between
+them, and returns a ``Lab``. The learner writes
 ``worker(consumer, producer, lab)``: read orders, write ``lab.transform(value)`` to
 ``lab.output``, and make progress durable, until ``lab.finished()``.
 
@@ -10,8 +12,14 @@ again and again. The producer handed to the worker is a ``CrashingProducer``: it
 like the real one but raises ``Crash`` right after some calls (in the middle of a batch
 of ``produce`` calls, or just after a ``flush``, ``send_offsets_to_transaction`` or
 ``commit_transaction`` returned). The crashed instance is abandoned without committing
-anything and a new one starts, with the same settings. ``check(lab)`` reads the output
-with ``read_committed``, as every downstream service should, and counts.
+anything and a new one starts, with the same settings. The consumer starts from the Java
+client's defaults (``read_uncommitted``), so the learner's isolation level decides whether
+cancelled orders reach the output.
+
+``check(lab)`` reads the output with ``read_committed``, as every downstream service
+should, and counts each order and each cancelled one; then it looks at how the output was
+written (``transactional_log``: transactional batches and commit markers), so a pipeline
+that deduplicates by hand with a plain producer does not pass.
 """
 
 from __future__ import annotations
@@ -27,6 +35,14 @@ from ..checks import Report
 from ..guarantees import Crash, CrashPlan, read_topic, transform
 
 _BOUNDARIES = ("flush", "send_offsets_to_transaction", "commit_transaction")
+
+# The lab's consumer starts from the Java client's defaults, where isolation.level is
+# read_uncommitted (librdkafka's own default is read_committed): a setting that differs
+# between clients is one to set explicitly. A static member id lets a restarted worker
+# take its partitions back at once.
+CONSUMER_DEFAULTS = {"isolation.level": "read_uncommitted", "group.instance.id": "lab08-worker",
+                     "auto.offset.reset": "earliest", "session.timeout.ms": 6000}
+TRANSACTION = 25  # input orders per transaction of the shop's own producer
 
 
 class CrashingProducer:
@@ -70,6 +86,7 @@ class Lab:
     orders: int
     crashes: int
     time_limit: float
+    cancelled: set[int] = field(default_factory=set)  # ids of the orders in aborted input transactions
     runs: int = 0
     crashed: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -91,17 +108,18 @@ class Lab:
             producer_settings: dict[str, Any]) -> None:
         """Run ``worker`` until the input is all committed, crashing and restarting it."""
         from confluent_kafka import Consumer, Producer
+
+        from ..client_logs import quiet
         mid = CrashPlan(self.crashes - self.crashes // 2, self.orders // 2, seed=11)
         end = CrashPlan(self.crashes // 2, max(2, self.orders // 40), seed=12)
         self.started = time.monotonic()
         while self.runs < self.crashes + 20 and not self.finished():
             self.runs += 1
             # A crashed process commits nothing, so the lab's consumers never commit on their own.
-            consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": self.group,
-                                 "group.instance.id": "lab08-worker", "auto.offset.reset": "earliest",
-                                 "session.timeout.ms": 6000, **consumer_settings, "enable.auto.commit": False})
-            producer = Producer({"bootstrap.servers": self.bootstrap, "partitioner": "murmur2_random",
-                                 **producer_settings})
+            consumer = Consumer(quiet({**CONSUMER_DEFAULTS, "bootstrap.servers": self.bootstrap,
+                                       "group.id": self.group, **consumer_settings, "enable.auto.commit": False}))
+            producer = Producer(quiet({"bootstrap.servers": self.bootstrap, "partitioner": "murmur2_random",
+                                       **producer_settings}))
             consumer.subscribe([self.input])
             try:
                 worker(consumer, CrashingProducer(producer, mid, end), self)
@@ -117,46 +135,105 @@ class Lab:
 
 def prepare(*, bootstrap: str | None = None, orders: int = 300, partitions: int = 3, crashes: int = 6,
             time_limit: float = 40) -> Lab:
-    """An input topic of ``orders`` orders, an empty output topic and a fresh group."""
+    """An input topic of ``orders`` orders written in transactions, with some cancelled (aborted)
+    transactions between them, an empty output topic and a fresh group."""
     from ..connection import current_bootstrap
-    from ..clients import new_topic, produce_demo
+    from ..clients import new_topic
     servers = bootstrap or current_bootstrap()
     source = new_topic("lab08-orders", partitions=partitions, bootstrap=servers)
     sink = new_topic("lab08-orders-with-vat", partitions=partitions, bootstrap=servers)
-    produce_demo(source, orders, bootstrap=servers, key=lambda i: f"customer-{i % 23}",
-                 value=lambda i: {"id": i, "amount_cents": 500 + 13 * i})
-    return Lab(source, sink, f"lab08-{uuid.uuid4().hex[:6]}", servers, orders, crashes, time_limit)
+    cancelled = _write_orders(servers, source, orders)
+    return Lab(source, sink, f"lab08-{uuid.uuid4().hex[:6]}", servers, orders, crashes, time_limit, cancelled)
+
+
+def _write_orders(servers: str, topic: str, orders: int) -> set[int]:
+    """The shop writes its orders in transactions; every other one is followed by a
+    transaction that is aborted (a basket that was not paid). Returns the aborted ids."""
+    from confluent_kafka import Producer
+
+    from ..client_logs import quiet
+    shop = Producer(quiet({"bootstrap.servers": servers, "transactional.id": f"shop-{uuid.uuid4().hex[:6]}",
+                           "partitioner": "murmur2_random", "linger.ms": 5}))
+    shop.init_transactions(30)
+    cancelled: set[int] = set()
+    for first in range(0, orders, TRANSACTION):
+        _transaction(shop, topic, range(first, min(orders, first + TRANSACTION)), commit=True)
+        if first // TRANSACTION % 2 == 0 and first + TRANSACTION < orders:  # the last transaction commits
+            unpaid = range(orders + first, orders + first + 5)
+            _transaction(shop, topic, unpaid, commit=False)
+            cancelled.update(unpaid)
+    return cancelled
+
+
+def _transaction(shop, topic: str, ids: range, *, commit: bool) -> None:
+    shop.begin_transaction()
+    for i in ids:
+        shop.produce(topic, json.dumps({"id": i, "amount_cents": 500 + 13 * i}).encode(), f"customer-{i % 23}")
+    shop.flush(30)  # the records are in the log before the marker decides their fate
+    (shop.commit_transaction if commit else shop.abort_transaction)(30)
 
 
 def check(lab: Lab) -> None:
-    """Read the output as a read_committed consumer would and count each order."""
+    """Read the output as a read_committed consumer would and count each order; then look at
+    how the output was written, and at the group's committed offsets."""
+    from ..clients import lag
+    from .transactional_log import written
     with Report("Lab 08 · an exactly-once pipeline") as report:
         report.check(lab.crashed > 0, f"your pipeline was crashed {lab.crashed} times and restarted",
                      "the pipeline never crashed; run lab.run(worker, CONSUMER_SETTINGS, PRODUCER_SETTINGS) first.")
-        output = read_topic(lab.bootstrap, lab.output, "read_committed", timeout=20)
-        ids: Counter = Counter()
-        wrong = []
-        for record in output:
-            try:
-                order = json.loads(record.value)
-                ids[order["id"]] += 1
-                if order.get("vat_cents") != round(order["amount_cents"] * 0.21):
-                    wrong.append(order["id"])
-            except (TypeError, ValueError, KeyError):
-                wrong.append(record.value)
-        missing = sorted(set(range(lab.orders)) - set(ids))
-        twice = sorted(i for i, n in ids.items() if n > 1)
-        report.check(not missing, f"every one of the {lab.orders} orders is in the committed output",
-                     f"{len(missing)} orders are missing from the committed output "
-                     f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their "
-                     "output was? Commit both in one transaction.")
-        report.check(not twice, "no order is in the committed output twice",
-                     f"{len(twice)} orders are in the output more than once (e.g. order {twice[0] if twice else ''}). "
-                     "A crash between writing the output and committing the offsets repeats the batch: send the "
-                     "offsets to the producer's transaction (send_offsets_to_transaction) and commit them together.")
-        report.check(not wrong, "every output record is the transformed order",
-                     f"{len(wrong)} output records are not lab.transform(input) (e.g. {wrong[0] if wrong else ''}).")
-        from ..clients import lag
+        ids, wrong = _read_output(lab)
+        _judge_orders(report, lab, ids, wrong)
+        _judge_transactions(report, written(lab.bootstrap, lab.output))
         behind = sum(lag(lab.group, lab.input, bootstrap=lab.bootstrap).values())
         report.check(behind == 0, "the group's committed offsets reach the end of the input",
                      f"{behind} input records are not committed by the group; a restart would process them again.")
+
+
+def _read_output(lab: Lab) -> tuple[Counter, list]:
+    """Order id -> copies in the committed output, and the records that are not a transformed order."""
+    ids: Counter = Counter()
+    wrong = []
+    for record in read_topic(lab.bootstrap, lab.output, "read_committed", timeout=20):
+        try:
+            order = json.loads(record.value)
+            ids[order["id"]] += 1
+            if order.get("vat_cents") != round(order["amount_cents"] * 0.21):
+                wrong.append(order["id"])
+        except (TypeError, ValueError, KeyError):
+            wrong.append(record.value)
+    return ids, wrong
+
+
+def _judge_orders(report: Report, lab: Lab, ids: Counter, wrong: list) -> None:
+    cancelled = sorted(set(ids) & lab.cancelled)
+    report.check(not cancelled, f"none of the {len(lab.cancelled)} cancelled orders (aborted input transactions) "
+                                "is in the output",
+                 f"{len(cancelled)} cancelled orders are in the output (e.g. order "
+                 f"{cancelled[0] if cancelled else ''}): the shop aborted the transactions that wrote them, "
+                 "but your consumer read them anyway. A consumer reads aborted records unless its "
+                 "isolation.level is read_committed (the Java client's default, used here, is read_uncommitted).")
+    missing = sorted(set(range(lab.orders)) - set(ids))
+    twice = sorted(i for i, n in ids.items() if n > 1)
+    report.check(not missing, f"every one of the {lab.orders} orders is in the committed output",
+                 f"{len(missing)} orders are missing from the committed output "
+                 f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their "
+                 "output was? Commit both in one transaction.")
+    report.check(not twice, "no order is in the committed output twice",
+                 f"{len(twice)} orders are in the output more than once (e.g. order {twice[0] if twice else ''}). "
+                 "A crash between writing the output and committing the offsets repeats the batch: send the "
+                 "offsets to the producer's transaction (send_offsets_to_transaction) and commit them together.")
+    report.check(not wrong, "every output record is the transformed order",
+                 f"{len(wrong)} output records are not lab.transform(input) (e.g. {wrong[0] if wrong else ''}).")
+
+
+def _judge_transactions(report: Report, log) -> None:
+    if log.how == "segments":
+        seen = (f"{log.transactional_batches} of its {log.data_batches} data batches are transactional and "
+                f"{log.markers} commit or abort markers follow them")
+    else:
+        seen = f"{log.markers} offsets hold commit or abort markers"
+    report.check(log.in_transactions, f"the output was written in transactions ({seen})",
+                 f"the output was not written in transactions: {seen}. Counting right in this run is not "
+                 "enough: without a transaction, a crash between writing and committing leaves records that "
+                 "every reader sees, and the offsets move separately from the output. Give the producer a "
+                 "transactional.id and write each batch, with its input offsets, in one transaction.")

@@ -1,10 +1,12 @@
 """Check for lab 02: implement Kafka's default key partitioner.
 
 The learner writes ``murmur2(data) -> int`` and ``partition(key, num_partitions) -> int``.
-The check compares them first with Kafka's algorithm on keys chosen to exercise every
-branch (empty key, 1 to 3 leftover bytes, a negative hash, non-ASCII text), then with
-reality: it produces keyed records with kafka-python, whose partitioner is the Java
-client's, and asks whether each record is in the partition the learner predicted.
+The check first reads their code (``borrowed``): an answer that calls a partitioner that
+already exists, the course's or a client's, is refused. Then it compares them with
+Kafka's algorithm on keys chosen to exercise every branch (empty key, 1 to 3 leftover
+bytes, a negative hash, non-ASCII text), then with reality: it produces keyed records
+with kafka-python, whose partitioner is the Java client's, and asks whether each record
+is in the partition the learner predicted.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Callable
 
 from ..partitioner import murmur2 as kafka_murmur2
 from ..partitioner import partition_for
-from ..checks import Report
+from ..checks import Report, plural
+from .borrowed import borrowed
 
 SAMPLE_KEYS = [b"", b"a", b"ab", b"abc", b"abcd", b"abcde", b"kafka", b"customer-0", b"customer-42",
                "clé-ñ".encode(), b"\xff\xfe\xfd\xfc\xfb", bytes(range(32))]
@@ -29,9 +32,26 @@ TAIL_HINT = {
 def check(murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int], *,
           bootstrap: str | None = None, partitions: int = 6, keys: int = 200) -> None:
     """Run every check; raise ``CheckFailed`` naming the first thing to fix."""
+    later = ["murmur2() against Kafka's hash", "partition() against Kafka's rule",
+             "the records kafka-python sends, found where partition() predicts"]
     with Report("Lab 02 · Kafka's key partitioner") as report:
-        if _check_hash(report, murmur2) and _check_partition(report, partition, partitions):
-            _check_against_broker(report, partition, bootstrap, partitions, keys)
+        steps = [lambda: _check_own_work(report, murmur2, partition),
+                 lambda: _check_hash(report, murmur2),
+                 lambda: _check_partition(report, partition, partitions),
+                 lambda: _check_against_broker(report, partition, bootstrap, partitions, keys)]
+        for done, step in enumerate(steps):
+            if not step():
+                for what in later[done:]:
+                    report.not_run(what)
+                break
+
+
+def _check_own_work(report: Report, murmur2, partition) -> bool:
+    found = borrowed(murmur2) or borrowed(partition)
+    return report.check(found is None, "murmur2() and partition() compute the hash themselves",
+                        f"{found}. The lab asks you to write the hash yourself, following the steps above: "
+                        "calling a partitioner that already exists gives the right numbers, but proves "
+                        "nothing about yours." if found else "")
 
 
 def _check_hash(report: Report, murmur2) -> bool:
@@ -41,10 +61,10 @@ def _check_hash(report: Report, murmur2) -> bool:
             return False
         want = kafka_murmur2(key)
         if got != want:
-            hint = " It looks unsigned: turn the final 32 bits into a signed number." \
-                if got == want & 0xFFFFFFFF else ""
-            return report.check(False, "", f"murmur2({key!r}) should be {want}, yours returned {got}. "
-                                           f"A key of {len(key)} bytes exercises {_where(key)}.{hint}")
+            unsigned = got == want & 0xFFFFFFFF
+            where = "It looks unsigned: turn the final 32 bits into a signed number (step 5)." if unsigned \
+                else f"A key of {plural(len(key), 'byte')} exercises {_where(key)}."
+            return report.check(False, "", f"murmur2({key!r}) should be {want}, yours returned {got}. {where}")
     return report.check(True, f"murmur2 agrees with Kafka's on {len(SAMPLE_KEYS)} sample keys, "
                               "including the empty key and every tail length", "")
 
@@ -65,17 +85,25 @@ def _check_partition(report: Report, partition, partitions: int) -> bool:
                 return False
             want = partition_for(key, count)
             if got != want:
-                hint = ""
-                if kafka_murmur2(key) < 0:
-                    hint = (f" murmur2({key!r}) is negative; Kafka clears the sign bit with "
-                            "`& 0x7fffffff` (not abs()) before taking the remainder.")
                 return report.check(False, "", f"partition({key!r}, {count}) should be {want}, "
-                                               f"yours returned {got}.{hint}")
+                                               f"yours returned {got}.{_sign_hint(key, count, got)}")
     return report.check(True, "partition() matches Kafka's rule for 1, 3, "
                               f"{partitions} and 7 partitions, negative hashes included", "")
 
 
-def _check_against_broker(report: Report, partition, bootstrap, partitions: int, keys: int) -> None:
+def _sign_hint(key: bytes, count: int, got: int) -> str:
+    """Name the usual mistake with a negative hash: abs(), or Python's % on the signed number."""
+    h = kafka_murmur2(key)
+    if h >= 0:
+        return ""
+    mistake = "abs() gives a different number" if got == abs(h) % count else \
+        "Python's % of a negative number is positive but not Java's answer" if got == h % count else \
+        "the sign bit must go before the remainder"
+    return (f" murmur2({key!r}) is {h}, a negative number, and {mistake}: Kafka clears the sign bit "
+            "with `& 0x7fffffff` before taking the remainder.")
+
+
+def _check_against_broker(report: Report, partition, bootstrap, partitions: int, keys: int) -> bool:
     from kafka import KafkaProducer
 
     from ..connection import current_bootstrap
@@ -88,8 +116,8 @@ def _check_against_broker(report: Report, partition, bootstrap, partitions: int,
     producer.close()
     stored = consume_all(topic, bootstrap=bootstrap, timeout=30)
     misplaced = [r for r in stored if partition(r.key, partitions) != r.partition]
-    report.check(len(stored) == keys and not misplaced,
-                 f"all {keys} records that kafka-python sent are in the partition your function predicts",
-                 f"{len(misplaced)} of {len(stored)} stored records are not where your partition() says, "
-                 f"e.g. key {misplaced[0].key!r} is in partition {misplaced[0].partition}"
-                 if misplaced else f"only {len(stored)} of {keys} records came back from the broker")
+    return report.check(len(stored) == keys and not misplaced,
+                        f"all {keys} records that kafka-python sent are in the partition your function predicts",
+                        f"{len(misplaced)} of {len(stored)} stored records are not where your partition() says, "
+                        f"e.g. key {misplaced[0].key!r} is in partition {misplaced[0].partition}"
+                        if misplaced else f"only {len(stored)} of {keys} records came back from the broker")

@@ -1,47 +1,50 @@
-"""The check of lab 11: registrations per decade, in tumbling event-time windows.
+"""The check of lab 11: registrations per decade, in tumbling event-time windows, written in append mode.
 
 The learner writes ``per_decade(signups)``: from the parsed sign-up stream, a
 streaming DataFrame with the columns ``window`` (10-second tumbling windows of
 ``signup_ts``), ``decade`` (``registered_year`` rounded down to a multiple of ten) and
-``count``, with a 10-second watermark. ``check`` runs that function on the lab's topic
-with ``trigger(availableNow=True)`` into a memory table, counts the same records in
-plain Python straight from Kafka, and compares, printing a sentence per expectation.
+``count``, with a watermark that lets sign-ups be up to 10 seconds late.
 
-    topic = lab_check.prepare(BOOTSTRAP)          # a topic full of seeded sign-ups
-    lab_check.check(spark, per_decade, bootstrap=BOOTSTRAP, topic=topic)
+``check`` starts that query in ``append`` mode into a memory table and feeds it four
+rounds of sign-ups (``late_signups``): on time, a little late, too late, and a clock
+that moves on. In append mode a window is written once, when the watermark passes its
+end, so what the table holds at the end depends on the watermark's value, not on its
+mere presence: a shorter delay drops sign-ups that should count, a longer one counts
+sign-ups that should not (or writes nothing), and none at all is refused by Spark.
+Then it compares every (window, decade) count with the same rules applied in Python.
+
+    topic = lab_check.prepare(BOOTSTRAP)          # a topic of seeded sign-ups to explore
+    lab_check.check(spark, per_decade, bootstrap=BOOTSTRAP)
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
+import threading
 import uuid
 from collections import Counter
 from datetime import datetime, timezone
 
 from ..checks import Report
+from . import late_signups as late
 
 SIGNUP_SCHEMA = ("user_id string, name string, email string, country string, registered_year int, "
                  "plan string, channel string, signup_ts timestamp")
-WINDOW_SECONDS = 10
+WINDOW_SECONDS = late.WINDOW_SECONDS
 TITLE = "Lab 11: registrations per decade in 10-second windows"
+ROUND_SECONDS = 90  # at most, for Spark to process one round (a few seconds on a quiet laptop)
+AFTER_RUN = ("windows are written once the watermark passes them", "the windows are 10 seconds long",
+             "sign-ups up to 10 s late are counted", "sign-ups more than 10 s late are left out",
+             "decades are years rounded down to a multiple of ten", "every (window, decade) count matches Python's")
 
 
 def prepare(bootstrap: str, count: int = 400, seed: int = 2024, interval: float = 0.1) -> str:
-    """Create a 3-partition topic holding ``count`` seeded sign-ups; returns its name."""
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    from ..fakeusers import FakeUsers, key_of, serialize
-    topic = f"lab11-signups-{uuid.uuid4().hex[:6]}"
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(topic, 3, 1)])[topic].result(15)
+    """Create a 3-partition topic holding ``count`` seeded sign-ups to explore; returns its name."""
+    from ..clients import new_topic
+    from ..fakeusers import FakeUsers
     start = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
-    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 5})
-    for event in FakeUsers(seed=seed, start=start, interval=interval).take(count):
-        producer.produce(topic, key=key_of(event), value=serialize(event))
-    if producer.flush(30):
-        raise RuntimeError(f"could not write the lab's sign-ups to {bootstrap}")
+    topic = new_topic("lab11-signups", partitions=3, bootstrap=bootstrap)
+    late.write(bootstrap, topic, tuple(FakeUsers(seed=seed, start=start, interval=interval).take(count)))
     return topic
 
 
@@ -55,31 +58,23 @@ def signup_stream(spark, bootstrap: str, topic: str):
     return raw.select(F.from_json(F.col("value").cast("string"), SIGNUP_SCHEMA).alias("s")).select("s.*")
 
 
-def expected_counts(bootstrap: str, topic: str) -> Counter:
-    """(window start in epoch seconds, decade) -> sign-ups, computed in plain Python from Kafka."""
-    from ..clients import consume_all
-    counts: Counter = Counter()
-    for record in consume_all(topic, bootstrap=bootstrap):
-        event = json.loads(record.value)
-        ts = int(datetime.fromisoformat(event["signup_ts"]).timestamp())
-        counts[(ts // WINDOW_SECONDS * WINDOW_SECONDS, event["registered_year"] // 10 * 10)] += 1
-    return counts
-
-
-def check(spark, per_decade, *, bootstrap: str, topic: str) -> None:
-    """Run the learner's ``per_decade`` and compare with Python; raises AssertionError on a miss."""
+def check(spark, per_decade, *, bootstrap: str, seed: int = 2024) -> None:
+    """Run the learner's ``per_decade`` on late and on-time sign-ups; raises ``CheckFailed`` on a miss."""
     with Report(TITLE) as report:
+        topic = late.new_topic(bootstrap)
         ok, result = report.attempt(per_decade, signup_stream(spark, bootstrap, topic), what="per_decade(signups)")
         if not ok or not _shape_ok(report, result):
-            return
-        report.check("EventTimeWatermark" in result._jdf.queryExecution().analyzed().toString(),
-                     "the query sets a watermark on signup_ts",
-                     "No watermark: add .withWatermark(\"signup_ts\", \"10 seconds\") before grouping, or the "
-                     "state of old windows is kept forever.")
-        got = _run(spark, result, report)
-        if got is None:
-            return
-        _compare(report, got, expected_counts(bootstrap, topic))
+            return _not_run(report, ("Spark runs the query in append mode", *AFTER_RUN))
+        plan = late.rounds(seed)
+        rows = _run(spark, result, report, bootstrap, topic, plan)
+        if rows is None:
+            return _not_run(report, AFTER_RUN)
+        _compare(report, rows, plan)
+
+
+def _not_run(report: Report, checks) -> None:
+    for what in checks:
+        report.not_run(what)
 
 
 def _shape_ok(report: Report, result) -> bool:
@@ -92,39 +87,109 @@ def _shape_ok(report: Report, result) -> bool:
     missing = [c for c in ("window", "decade", "count") if c not in result.columns]
     return report.check(not missing, "the result has the columns window, decade and count",
                         f"The result needs the columns window, decade and count; it has "
-                        f"{', '.join(result.columns)} (missing {', '.join(missing)}). Group by "
-                        "F.window(\"signup_ts\", \"10 seconds\") and a column named decade, then count().")
+                        f"{', '.join(result.columns)} (missing {', '.join(missing)}).")
 
 
-def _run(spark, result, report: Report) -> Counter | None:
+def _run(spark, result, report: Report, bootstrap: str, topic: str, plan) -> list | None:
+    """Start the query in append mode, feed the rounds one by one, and return the rows written."""
     from pyspark.sql import functions as F
     name = f"lab11_{uuid.uuid4().hex[:8]}"
     try:
-        query = (result.writeStream.format("memory").queryName(name).outputMode("complete")
+        query = (result.writeStream.format("memory").queryName(name).outputMode("append")
                  .option("checkpointLocation", tempfile.mkdtemp(prefix="lab11-"))
-                 .trigger(availableNow=True).start())
-        query.awaitTermination(300)
-        rows = spark.table(name).select(F.col("window.start").cast("long").alias("start"),
-                                        F.col("decade").cast("long").alias("decade"), "count").collect()
+                 .trigger(processingTime="200 milliseconds").start())
     except Exception as e:  # noqa: BLE001 - an analysis error is the learner's to fix
-        report.check(False, "", f"Spark could not run the query: {str(e).splitlines()[0]}")
-        return None
-    return Counter({(r.start, r.decade): r["count"] for r in rows})
+        return _refused(report, e)
+    try:
+        for step in plan:
+            late.write(bootstrap, topic, step.late)  # acknowledged before the on-time rows exist
+            late.write(bootstrap, topic, step.on_time)
+            _process(query, ROUND_SECONDS, step.name)
+        rows = spark.table(name).select(
+            F.col("window.start").cast("long").alias("start"), F.col("window.end").cast("long").alias("end"),
+            F.col("decade").cast("long").alias("decade"), "count").collect()
+    except Exception as e:  # noqa: BLE001
+        return _refused(report, e)
+    finally:
+        query.stop()
+    report.check(True, "Spark runs the query in append mode", "")
+    return rows
 
 
-def _compare(report: Report, got: Counter, expected: Counter) -> None:
-    report.check(sum(got.values()) == sum(expected.values()),
-                 f"all {sum(expected.values())} sign-ups are counted",
-                 f"The counts add up to {sum(got.values())}, but the topic holds {sum(expected.values())} sign-ups.")
+def _process(query, seconds: float, what: str) -> None:
+    """``processAllAvailable()``, bounded: a query that cannot keep up is stopped with a sentence."""
+    outcome: list[BaseException | None] = []
+
+    def wait() -> None:
+        try:
+            query.processAllAvailable()
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            outcome.append(e)
+    worker = threading.Thread(target=wait, name="lab11-round", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        query.stop()
+        raise TimeoutError(f"Spark took more than {seconds:.0f} s to process the round '{what}'; if the machine "
+                           "is busy, run the check again")
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _refused(report: Report, error: Exception) -> None:
+    """Spark refused the query or failed running it: say so in one line."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    hint = (" In append mode Spark writes a window only once it is final, and only a watermark on signup_ts "
+            "tells it when that is: set one before grouping.") if "watermark" in str(error).lower() else ""
+    report.check(False, "", f"Spark could not run the query in append mode: {first}{hint}")
+    return None
+
+
+def _compare(report: Report, rows: list, plan) -> None:
+    start = late.START
+    got = Counter({(int(r.start - start), r.decade): r["count"] for r in rows})
+    want = late.expected(plan)
+    if not report.check(rows, f"windows are written once the watermark passes them ({len(rows)} rows)",
+                        "No window was written at all. In append mode a window is written once, when the "
+                        "watermark passes its end; the check's sign-ups go on to 200 s after the first, so a "
+                        "10-second delay closes every window up to 50 s. Is your delay far longer than 10 seconds?"):
+        return _not_run(report, AFTER_RUN[1:])
+    lengths = sorted({int(r.end - r.start) for r in rows})
+    if not report.check(lengths == [WINDOW_SECONDS], "the windows are 10 seconds long",
+                        f"The windows should be tumbling 10-second windows of signup_ts; yours are "
+                        f"{', '.join(f'{n} s' for n in lengths)} long."):
+        return _not_run(report, AFTER_RUN[2:])
+    _judge_late(report, got, want, plan)
+    _judge_counts(report, got, want)
+
+
+def _judge_late(report: Report, got: Counter, want: Counter, plan) -> None:
+    a_little, too_late = plan[1].late, plan[2].late
+    w1, w2 = late.window_of(a_little[0]), late.window_of(too_late[0])
+    dropped = late.window_total(want, w1) - late.window_total(got, w1)
+    report.check(dropped <= 0, f"sign-ups up to 10 s late are counted (the {len(a_little)} that came "
+                               f"{plan[1].name})",
+                 f"{dropped} of the {len(a_little)} sign-ups that came {plan[1].name} are missing from their "
+                 "window: the watermark had already closed it. Your watermark waits less than 10 seconds.")
+    extra = late.window_total(got, w2) - late.window_total(want, w2)
+    report.check(extra <= 0, f"sign-ups more than 10 s late are left out (the {len(too_late)} that came "
+                             f"{plan[2].name})",
+                 f"{extra} of the {len(too_late)} sign-ups that came {plan[2].name} were counted: your "
+                 "watermark waits more than 10 seconds, so windows stay open (and unwritten) longer than the "
+                 "team asked, and the state of old windows is kept longer too.")
+
+
+def _judge_counts(report: Report, got: Counter, want: Counter) -> None:
     decades = sorted({d for _, d in got})
     report.check(all(d % 10 == 0 and 1900 <= d <= 2100 for d in decades),
                  "decades are years rounded down to a multiple of ten",
                  f"Decades should look like 1970, 1980, ... (1987 -> 1980); yours are {decades[:6]}.")
-    wrong = sorted(k for k in expected.keys() | got.keys() if got.get(k, 0) != expected.get(k, 0))
+    wrong = sorted(k for k in want.keys() | got.keys() if got.get(k, 0) != want.get(k, 0))
+    detail = ""
     if wrong:
         start, decade = wrong[0]
-        when = datetime.fromtimestamp(start, timezone.utc).strftime("%H:%M:%S")
-        detail = f"for the window starting at {when} and the {decade}s you counted {got.get(wrong[0], 0)}, " \
-                 f"expected {expected.get(wrong[0], 0)}"
-    report.check(not wrong, f"every (window, decade) count matches Python's ({len(expected)} of them)",
-                 f"{len(wrong)} of {len(expected | got)} (window, decade) counts differ: {detail}." if wrong else "")
+        detail = (f": for the window starting {start} s after the first sign-up and the {decade}s you counted "
+                  f"{got.get(wrong[0], 0)}, expected {want.get(wrong[0], 0)}")
+    report.check(not wrong, f"every (window, decade) count matches Python's ({len(want)} of them)",
+                 f"{len(wrong)} of {len(want | got)} (window, decade) counts differ{detail}.")

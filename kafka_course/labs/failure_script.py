@@ -1,0 +1,137 @@
+"""What lab 05's check does to the cluster while the learner's producer writes, step by step.
+
+Each step breaks one thing and returns a ``Window``: when the step's broken state began
+and ended, which brokers were down, and the partitions as the Admin API described them
+meanwhile. ``broker_failure`` then judges what the producer saw in each window.
+
+1. (minikafka) every broker loses one produce acknowledgement: the producer retries a
+   batch the broker already has (idempotence);
+2. (minikafka) the followers fall behind, then the leader of partition 0 crashes (acks);
+3. maintenance: one broker is stopped cleanly, and writes must go on (availability);
+4. a lone leader: the other two brokers are stopped, and acks=all writes must be refused
+   until they are back (min.insync.replicas).
+
+On real Kafka the minikafka-only faults are skipped, and brokers are stopped, killed and
+started through docker compose (see ``kafka_course.handle``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..handle import ClusterHandle, PartitionState
+
+
+@dataclass
+class Window:
+    """A stretch of time with part of the cluster down."""
+    name: str
+    down: list[int]
+    start: float  # the brokers are down, leadership has moved
+    end: float = 0.0  # the writes judged are those sent between start and end
+    restarted: float = 0.0  # when the brokers started again
+    partitions: list[PartitionState] = field(default_factory=list)  # as described during the window
+
+
+class FailureScript:
+    """Runs the steps on ``handle`` for ``topic``; ``say`` prints what happens, with a time."""
+
+    def __init__(self, handle: ClusterHandle, topic: str, seconds: float, say: Callable[[str], None]):
+        self.handle, self.topic, self.seconds, self.say = handle, topic, seconds, say
+        self.brokers = sorted(handle.brokers())
+
+    def run(self) -> dict[str, Window]:
+        try:
+            time.sleep(self.seconds)
+            if self.handle.is_minikafka:
+                self.lost_acknowledgements()
+            crashed = self.leader_crash()
+            maintenance = self.maintenance([b for b in self.brokers if b != crashed][0])
+            lone = self.lone_leader()
+            return {"maintenance": maintenance, "lone leader": lone}
+        finally:
+            self.restore()
+
+    def restore(self) -> None:
+        """Every broker up and at full speed again, whatever happened (a no-op when all is well)."""
+        live = set(self.handle.brokers())
+        for broker in self.brokers:
+            if broker not in live:
+                self.handle.start_broker(broker)
+            if self.handle.is_minikafka:
+                self.handle.slow_broker(broker, 0)
+
+    def lost_acknowledgements(self) -> None:
+        for broker in self.brokers:
+            self.handle.embedded.faults(broker).drop_responses("Produce", 1)
+        self.say("every broker writes its next batch and then loses the acknowledgement")
+        time.sleep(self.seconds)
+
+    def leader_crash(self) -> int:
+        victim = self._leader()
+        followers = [b for b in self.brokers if b != victim]
+        if self.handle.is_minikafka:
+            for broker in followers:
+                self.handle.slow_broker(broker, 1500)
+            self.say(f"brokers {followers} fall behind (slow disks)")
+            time.sleep(self.seconds)
+        self.handle.crash_broker(victim)
+        self.say(f"broker {victim}, leader of partition 0, crashes")
+        if self.handle.is_minikafka:
+            for broker in followers:
+                self.handle.slow_broker(broker, 0)
+        time.sleep(self.seconds)
+        self._start([victim])
+        return victim
+
+    def maintenance(self, broker: int) -> Window:
+        """One broker stopped cleanly for twice ``seconds``: the writes of the first half must
+        all be acknowledged before it comes back."""
+        self.handle.stop_broker(broker)
+        window = Window("maintenance", [broker], time.monotonic())
+        self.say(f"broker {broker} is stopped for maintenance")
+        time.sleep(self.seconds)
+        window.partitions = self.handle.topology(self.topic)
+        window.end = time.monotonic()
+        time.sleep(self.seconds)
+        window.restarted = time.monotonic()
+        self._start([broker])
+        return window
+
+    def lone_leader(self) -> Window:
+        """Every broker but the leader of partition 0 stopped: it leads every partition alone."""
+        leader = self._leader()
+        others = [b for b in self.brokers if b != leader]
+        for broker in others:
+            self.handle.stop_broker(broker)
+        self._wait(lambda parts: all(p.leader == leader and p.isr == (leader,) for p in parts
+                                     if leader in p.replicas))
+        window = Window("lone leader", others, time.monotonic())
+        self.say(f"brokers {others} are stopped: broker {leader} is the only in-sync replica left")
+        time.sleep(self.seconds)
+        window.partitions = self.handle.topology(self.topic)
+        window.end = window.restarted = time.monotonic()
+        self._start(others)
+        return window
+
+    def _start(self, brokers: list[int]) -> None:
+        for broker in brokers:
+            self.handle.start_broker(broker)
+        self.say(f"broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))} "
+                 f"{'are' if len(brokers) > 1 else 'is'} back")
+        # Replicas catch up and preferred leaders return (bounded: a broken topic never gets there).
+        self._wait(lambda parts: all(len(p.isr) == min(len(p.replicas), len(self.brokers))
+                                     and p.leader == p.replicas[0] for p in parts), timeout=20)
+
+    def _leader(self) -> int:
+        return self.handle.topology(self.topic)[0].leader
+
+    def _wait(self, done: Callable[[list[PartitionState]], bool], timeout: float = 10) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if done(self.handle.topology(self.topic)):
+                return True
+            time.sleep(0.1)
+        return False

@@ -1,0 +1,110 @@
+"""Check a learner's ``read_to_end(topic)``: every record up to each partition's end, then stop.
+
+A consumer never learns that a topic is finished, so "rebuild the table now" needs a
+bound: the end offsets asked for before reading. The check writes a topic whose
+partitions are shaped to catch the usual mistakes, runs the learner's generator in a
+thread (it may never stop), and writes more records as soon as the first one arrives:
+
+* partition 0 is empty: its position is already at its end, so a loop that stops when
+  *any* partition is done stops before reading anything;
+* partitions 1 and 2 hold different numbers of records;
+* the records written during the read are past the end as it was when the call began:
+  a loop that asks for the end again on every turn reads them;
+* a loop whose condition is never true (``>`` for ``>=``) does not stop: the check
+  gives up after ``timeout`` seconds and says so (the learner's thread is left to run
+  out its own bound).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..checks import Report, where
+
+SIZES = (0, 40, 120)  # records per partition: one empty, two of different lengths
+LATE = 10  # records written to partitions 1 and 2 once the read has begun
+
+
+@dataclass
+class Read:
+    """What the learner's generator yielded, from a thread."""
+    seen: list[tuple[int, int]] = field(default_factory=list)  # (partition, offset)
+    error: BaseException | None = None
+    first: threading.Event = field(default_factory=threading.Event)
+    go_on: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def run(self, read_to_end: Callable[[str], Any], topic: str) -> None:
+        try:
+            for record in read_to_end(topic):
+                self.seen.append((record.partition, record.offset))
+                if not self.first.is_set():
+                    self.first.set()
+                    self.go_on.wait(30)  # the check writes its late records meanwhile
+        except BaseException as e:  # noqa: BLE001 - reported as the learner's error
+            self.error = e
+        finally:
+            self.first.set()
+            self.done.set()
+
+
+def check(report: Report, read_to_end: Callable[[str], Any], bootstrap: str, timeout: float = 10) -> bool:
+    """Two checks: ``read_to_end`` stops, and it yields exactly the records up to the end.
+    Returns whether it stopped (a function that reads with it would hang too)."""
+    from ..clients import new_topic
+    topic = new_topic("lab06-read-to-end", partitions=len(SIZES), bootstrap=bootstrap)
+    _write(topic, bootstrap, {p: range(n) for p, n in enumerate(SIZES)})
+    read = Read()
+    threading.Thread(target=read.run, args=(read_to_end, topic), name="lab06-read-to-end", daemon=True).start()
+    deadline = time.monotonic() + timeout
+    read.first.wait(timeout)
+    _write(topic, bootstrap, {p: range(n, n + LATE) for p, n in enumerate(SIZES) if n})
+    read.go_on.set()
+    read.done.wait(max(1.0, deadline - time.monotonic()))
+    if read.error is not None:
+        report.check(False, "", f"read_to_end({topic!r}) raised {type(read.error).__name__}: {read.error} "
+                                f"({where(read.error)}).")
+        report.not_run("read_to_end yields every record up to the end, and no later one")
+        return True
+    stopped = report.check(read.done.is_set(), "read_to_end stops once every partition has reached its end offset",
+                 f"read_to_end did not stop: {timeout:.0f} s after the read began it had yielded "
+                 f"{len(read.seen)} records and was still waiting for more. Stop as soon as the position of "
+                 "every partition has reached the end offset you asked for at the start (a position equal "
+                 "to the end means there is nothing left).")
+    _judge(report, list(read.seen))
+    return stopped
+
+
+def _write(topic: str, bootstrap: str, offsets: dict[int, range]) -> None:
+    from ..clients import producer
+    writer = producer(bootstrap, linger_ms=5)
+    for partition, numbers in offsets.items():
+        for n in numbers:
+            writer.produce(topic, value=f"record {n} of partition {partition}", partition=partition)
+    if writer.flush(30):
+        raise RuntimeError(f"could not write the records of {topic}")
+
+
+def _judge(report: Report, seen: list[tuple[int, int]]) -> None:
+    want = {(p, o) for p, n in enumerate(SIZES) for o in range(n)}
+    missing = want - set(seen)
+    late = sorted({(p, o) for p, o in seen if o >= SIZES[p]})
+    twice = len(seen) - len(set(seen))
+    problems = []
+    if missing:
+        short = {p: len([1 for q, _ in missing if q == p]) for p in range(len(SIZES))}
+        problems.append(f"it missed {len(missing)} of the {len(want)} records that were there when the call began "
+                        f"({', '.join(f'{n} of partition {p}' for p, n in short.items() if n)}). Partition 0 is "
+                        "empty, so it is at its end from the start: keep reading until *every* partition is")
+    if late:
+        problems.append(f"it also yielded {len(late)} records written after the call began (e.g. partition "
+                        f"{late[0][0]} offset {late[0][1]}): ask for the end offsets once, before reading, and "
+                        "stop there")
+    if twice:
+        problems.append(f"{twice} records came twice")
+    report.check(not problems, f"read_to_end yields all {len(want)} records up to the end as it was when the "
+                               f"call began, and none written later",
+                 "read_to_end: " + "; ".join(problems) + "." if problems else "")

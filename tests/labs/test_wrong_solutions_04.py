@@ -1,0 +1,86 @@
+"""Lab 04's check fails the commit mistakes learners make when a group shrinks, and passes the solution.
+
+Worker ``b`` handles its quota and leaves; ``a`` and ``c`` take over its partitions from
+the group's committed offsets. Committing before handling loses orders, never
+committing or committing the record's own offset (not the next one) repeats them, and
+stopping only at the end of a batch overshoots the quota.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from kafka import KafkaConsumer
+from kafka.structs import OffsetAndMetadata
+
+from kafka_course.checks import CheckFailed
+from kafka_course.labs import scaling_consumers as lab_check
+
+from .notebook_code import mutated, solution
+
+pytestmark = pytest.mark.slow
+QUOTA = 30  # not a multiple of the solution's batch of 20, so a batch-sized stop overshoots
+PER_RECORD_COMMIT = "consumer.commit({tp: OffsetAndMetadata(record.offset + 1, None, -1)})"
+QUOTA_STOP = ("                    if quota is not None and handled >= quota:\n"
+              "                        return  # the finally clause leaves the group\n")
+
+
+def run_group(bootstrap: str, *edits) -> lab_check.Backlog:
+    backlog = lab_check.prepare(bootstrap=bootstrap, partitions=6, orders=300, time_limit=12)
+    given = {"backlog": backlog, "BOOTSTRAP": bootstrap, "KafkaConsumer": KafkaConsumer,
+             "OffsetAndMetadata": OffsetAndMetadata}
+    worker = (mutated("04", ("worker",), *edits, **given) if edits else solution("04", "worker", **given))["worker"]
+    threads = [threading.Thread(target=worker, args=("a",)), threading.Thread(target=worker, args=("b", QUOTA)),
+               threading.Thread(target=worker, args=("c",))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(backlog.time_limit + 15)
+    return backlog
+
+
+def fails(bootstrap: str, capsys, edits, *expected: str) -> str:
+    backlog = run_group(bootstrap, *edits)
+    started = time.monotonic()
+    with pytest.raises(CheckFailed) as failure:
+        lab_check.check(backlog, leaver="b", quota=QUOTA)
+    seconds = time.monotonic() - started
+    for words in expected:
+        assert words in str(failure.value), f"{words!r} not in the failure: {failure.value}"
+    printed = capsys.readouterr().out
+    print(f"lab 04 check: {seconds:.1f} s")
+    return printed
+
+
+def test_the_reference_solution_passes(one_broker, capsys):
+    backlog = run_group(one_broker)
+    started = time.monotonic()
+    lab_check.check(backlog, leaver="b", quota=QUOTA)
+    assert "All 5 checks passed" in capsys.readouterr().out
+    print(f"lab 04 check: {time.monotonic() - started:.1f} s")
+
+
+def test_committing_a_batch_before_handling_it_loses_orders(one_broker, capsys):
+    before = ("            for tp, records in consumer.poll(timeout_ms=1000).items():\n",
+              "            batch = consumer.poll(timeout_ms=1000)\n            consumer.commit()\n"
+              "            for tp, records in batch.items():\n")
+    fails(one_broker, capsys, [before, (PER_RECORD_COMMIT, "pass"), ("max_poll_records=20", "max_poll_records=500")],
+          "orders were never handled", "Does every worker call")
+
+
+def test_never_committing_hands_the_leavers_orders_out_again(one_broker, capsys):
+    fails(one_broker, capsys, [(PER_RECORD_COMMIT, "pass")], "orders were handled twice",
+          "commit each order's offset + 1", "committed offsets should equal each partition's end")
+
+
+def test_committing_the_records_own_offset_repeats_one_order_per_partition(one_broker, capsys):
+    fails(one_broker, capsys, [(PER_RECORD_COMMIT, PER_RECORD_COMMIT.replace("record.offset + 1", "record.offset"))],
+          "orders were handled twice", "offset + 1")
+
+
+def test_stopping_at_the_end_of_a_batch_overshoots_the_quota(one_broker, capsys):
+    at_batch_end = ("    finally:\n", "            if quota is not None and handled >= quota:\n"
+                                     "                return  # only after the whole batch\n    finally:\n")
+    fails(one_broker, capsys, [(QUOTA_STOP, ""), at_batch_end], f"should handle exactly {QUOTA} orders")
