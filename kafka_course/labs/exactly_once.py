@@ -173,6 +173,32 @@ def _transaction(shop, topic: str, ids: range, *, commit: bool) -> None:
     (shop.commit_transaction if commit else shop.abort_transaction)(30)
 
 
+def _uncommitted_records(lab: Lab, lag: dict[int, int]) -> int:
+    """Committed records after the group's committed offsets. Lag alone overcounts: a log that
+    ends in a transaction marker (or an aborted transaction) has offsets no consumer is given,
+    and a consumer's position need not have moved past them when the pipeline stopped."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    from ..client_logs import quiet
+    from ..clients import committed
+    behind = {p: n for p, n in lag.items() if n > 0}
+    if not behind:
+        return 0
+    done = committed(lab.group, lab.input, bootstrap=lab.bootstrap)
+    reader = Consumer(quiet({"bootstrap.servers": lab.bootstrap, "group.id": f"{lab.group}-audit",
+                             "isolation.level": "read_committed", "enable.auto.commit": False}))
+    try:
+        reader.assign([TopicPartition(lab.input, p, done.get(p) or 0) for p in behind])
+        found, idle = 0, 0
+        while idle < 5:  # five empty polls in a row: the rest holds no record a consumer is given
+            batch = reader.consume(500, 0.2)
+            found += sum(1 for m in batch if m.error() is None)
+            idle = 0 if batch else idle + 1
+        return found
+    finally:
+        reader.close()
+
+
 def check(lab: Lab) -> None:
     """Read the output as a read_committed consumer would and count each order; then look at
     how the output was written, and at the group's committed offsets."""
@@ -184,7 +210,7 @@ def check(lab: Lab) -> None:
         ids, wrong = _read_output(lab)
         _judge_orders(report, lab, ids, wrong)
         _judge_transactions(report, written(lab.bootstrap, lab.output))
-        behind = sum(lag(lab.group, lab.input, bootstrap=lab.bootstrap).values())
+        behind = _uncommitted_records(lab, lag(lab.group, lab.input, bootstrap=lab.bootstrap))
         report.check(behind == 0, "the group's committed offsets reach the end of the input",
                      f"{behind} input records are not committed by the group; a restart would process them again.")
 
