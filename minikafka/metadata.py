@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
+from . import dynamic_config
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
 from .errors import ErrorCode, KafkaError
 
@@ -40,6 +41,8 @@ class PartitionInfo:
     leader: int
     isr: list[int]
     leader_epoch: int = 0
+    adding_replicas: list[int] = field(default_factory=list)  # a reassignment in progress (KIP-455)
+    removing_replicas: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -83,7 +86,7 @@ class ClusterMetadata:
     """Topics and partition state, owned by the controller and read by every broker."""
 
     def __init__(self, config: BrokerConfig, path: Path | None = None):
-        self.config = config
+        self.static_config = config
         self.path = path  # the snapshot; the change log sits next to it
         self.cluster_id = "minikafka-" + uuid.uuid4().hex[:12]
         self.controller_id = -1
@@ -94,6 +97,10 @@ class ClusterMetadata:
         self._next_producer_id = 0
         self._journal: IO[str] | None = None
         self._journal_bytes = self._snapshot_bytes = 0
+        self.end_offset = 0  # records written to the metadata log so far (KRaft's log end offset)
+        self.controller_epoch = 0  # bumped by each controller change (the quorum leader epoch)
+        self.broker_configs = dynamic_config.DynamicBrokerConfigs(self._append)  # KIP-226
+        self.config = self.broker_configs.view(config)  # static settings under the cluster-wide dynamic ones
         if path and path.exists():
             self._load()
 
@@ -109,8 +116,10 @@ class ClusterMetadata:
         data = json.loads(text)
         self.cluster_id = data["cluster_id"]
         self.producer_id_block_end = data.get("producer_id_block_end", 0)
+        self.end_offset, self.controller_epoch = data.get("end_offset", 0), data.get("controller_epoch", 0)
         for t in data["topics"]:
             self._put_topic(_topic_from_dict(t))
+        self.broker_configs.load_snapshot(data)
         if self.journal_path.exists():
             text = self.journal_path.read_text()
             whole = text.rfind("\n") + 1
@@ -119,6 +128,7 @@ class ClusterMetadata:
                 os.truncate(self.journal_path, len(text[:whole].encode()))
             for number, line in enumerate(text[:whole].splitlines(), 1):
                 self._journal_bytes += len(line) + 1
+                self.end_offset += 1
                 try:
                     self._replay(json.loads(line))
                 except (ValueError, KeyError, TypeError) as e:
@@ -138,10 +148,15 @@ class ClusterMetadata:
             self._drop_topic(rec["name"])
         elif kind == "producer_ids":
             self.producer_id_block_end = rec["block_end"]
+        elif kind == "leader_change":
+            self.controller_epoch = rec["epoch"]
+        elif kind in dynamic_config.RECORD_TYPES:
+            self.broker_configs.replay(rec)
         else:
             raise ValueError(f"unknown record type {kind!r}")
 
     def _append(self, rec: dict) -> None:
+        self.end_offset += 1
         if not self.path:
             return
         line = json.dumps(rec, separators=(",", ":")) + "\n"
@@ -162,7 +177,8 @@ class ClusterMetadata:
         if not self.path:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
-                "topics": [asdict(t) for t in self.topics.values()]}
+                "topics": [asdict(t) for t in self.topics.values()], "end_offset": self.end_offset,
+                "controller_epoch": self.controller_epoch, **self.broker_configs.snapshot()}
         text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text)
@@ -186,6 +202,17 @@ class ClusterMetadata:
     def partition_changed(self, topic: str, info: PartitionInfo) -> None:
         """Record one partition's leader, epoch and ISR."""
         self._append({"type": "partition", "topic": topic, "partition": asdict(info)})
+
+    def controller_changed(self, controller_id: int) -> None:
+        """A new controller (KRaft's quorum leader): a new epoch, recorded as KRaft records a
+        LeaderChangeMessage."""
+        self.controller_id = controller_id
+        self.controller_epoch += 1
+        self._append({"type": "leader_change", "leader": controller_id, "epoch": self.controller_epoch})
+
+    def broker_config(self, node_id: int) -> BrokerConfig:
+        """What broker ``node_id`` reads: its own dynamic settings, the cluster-wide ones, the static ones."""
+        return self.broker_configs.view(self.static_config, node_id)
 
     def next_producer_id(self) -> int:
         """A producer id never handed out before, even across restarts (ids are saved in blocks)."""

@@ -56,10 +56,17 @@ API_TABLE: tuple[Api, ...] = (
     Api(32, "DescribeConfigs", 1, 4, "describe_configs"),
     Api(33, "AlterConfigs", 0, 2, "alter_configs"),
     Api(37, "CreatePartitions", 0, 3, "create_partitions"),
+    Api(34, "AlterReplicaLogDirs", 1, 2, "alter_replica_log_dirs"),
+    Api(35, "DescribeLogDirs", 1, 4, "describe_log_dirs"),
     Api(42, "DeleteGroups", 0, 2, "delete_groups"),
+    Api(43, "ElectLeaders", 0, 2, "elect_leaders"),
     Api(44, "IncrementalAlterConfigs", 0, 1, "incremental_alter_configs"),
+    Api(45, "AlterPartitionReassignments", 0, 1, "alter_partition_reassignments"),
+    Api(46, "ListPartitionReassignments", 0, 0, "list_partition_reassignments"),
     Api(47, "OffsetDelete", 0, 0, "offset_delete"),
+    Api(55, "DescribeQuorum", 0, 2, "describe_quorum"),
     Api(60, "DescribeCluster", 0, 1, "describe_cluster"),
+    Api(75, "DescribeTopicPartitions", 0, 0, "describe_topic_partitions"),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}

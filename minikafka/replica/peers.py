@@ -31,6 +31,8 @@ class ReplicaHost(Protocol):
 
     def drop_replicas(self, topic: str) -> None: ...
 
+    def drop_replica(self, topic: str, index: int) -> None: ...
+
     def on_partition_change(self, topic: str, info: PartitionInfo) -> None: ...
 
     async def write_txn_marker(self, topic: str, index: int, producer_id: int, producer_epoch: int,
@@ -90,6 +92,12 @@ class Peers:
     def drop_replicas(self, name: str) -> None:
         for host in self:
             host.drop_replicas(name)
+
+    def drop_replica(self, broker_id: int, topic: str, index: int) -> None:
+        """StopReplica with delete: the broker no longer holds the partition (a reassignment moved it)."""
+        host = self._hosts.get(broker_id)
+        if host is not None:
+            host.drop_replica(topic, index)
 
     def publish(self, topic: str, info: PartitionInfo) -> None:
         """The controller's news (LeaderAndIsr): tell every live replica of the partition."""
