@@ -32,6 +32,7 @@ from .replica.isr import isr_changes
 from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
+from .replica.throttle import ByteRate
 from .transactions.coordinator import TransactionCoordinator
 
 log = logging.getLogger("minikafka.broker")
@@ -56,7 +57,9 @@ class Broker:
         self.preferred_log_dirs: dict[tuple[str, int], Path] = {}  # asked for before the replica existed
         self._move_wanted = asyncio.Event()
         self.partitions: dict[tuple[str, int], Partition] = {}
-        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers)
+        self.leader_quota = ByteRate(lambda: self.config["leader.replication.throttled.rate"])  # KIP-73
+        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers,
+                                      ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
         self._tasks: list[asyncio.Task] = []

@@ -18,12 +18,14 @@ from typing import Iterator, Mapping, Protocol
 from ..config import BrokerConfig
 from ..metadata import ClusterMetadata, PartitionInfo, TopicInfo
 from .partition import Partition
+from .throttle import ByteRate
 
 
 class ReplicaHost(Protocol):
     """One broker as the others see it."""
 
     node_id: int
+    leader_quota: ByteRate  # leader.replication.throttled.rate, kept by the leader's broker
 
     def local_replica(self, topic: str, index: int) -> Partition | None: ...
 
