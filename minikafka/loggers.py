@@ -39,9 +39,10 @@ def levels() -> dict[str, str]:
 def _logger(name: str) -> logging.Logger:
     if name == ROOT:
         return logging.getLogger()
-    if name not in levels():
+    known = logging.Logger.manager.loggerDict.get(name)
+    if not isinstance(known, logging.Logger) or not (name == "minikafka" or name.startswith("minikafka.")):
         raise KafkaError(ErrorCode.invalid_config, f"Logger {name} does not exist.")
-    return logging.getLogger(name)
+    return known
 
 
 def check(name: str, op: str, value: str | None) -> None:

@@ -12,6 +12,7 @@ over ``PartitionInfo``; the controller applies them and tells the brokers.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 
 from .errors import ErrorCode, KafkaError
@@ -23,7 +24,7 @@ def check_target(target: list[int], registered: Collection[int], current: list[i
     """INVALID_REPLICA_ASSIGNMENT or INVALID_REPLICATION_FACTOR for a target Kafka refuses."""
     if not target:
         raise KafkaError(ErrorCode.invalid_replica_assignment, "The target replica list is empty.")
-    twice = sorted({b for b in target if target.count(b) > 1})
+    twice = sorted(b for b, n in Counter(target).items() if n > 1)
     if twice:
         raise KafkaError(ErrorCode.invalid_replica_assignment,
                          f"The target replicas name broker {twice[0]} more than once.")

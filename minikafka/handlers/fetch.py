@@ -4,7 +4,8 @@ A fetch returns whole batches starting with the one that holds the requested off
 up to the high watermark (``read_uncommitted``) or the last stable offset
 (``read_committed``, with the list of aborted transactions so the client can drop
 their records). When less than ``min_bytes`` is available the request waits up to
-``max_wait`` for new data: this long poll is what lets consumers idle cheaply.
+``max_wait`` for new data: this long poll is what lets consumers idle cheaply. From
+v13 topics are named by id (KIP-516); an unknown id is UNKNOWN_TOPIC_ID.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import asyncio
 import time
 
 from ..errors import ErrorCode, KafkaError
+from ._topic_ids import id_of, name_of, upgrade_within
 
 READ_COMMITTED = 1
+upgrade = upgrade_within(1, 13)  # v13+ name topics by id
 
 
 class _Slot:
@@ -27,8 +30,18 @@ class _Slot:
         self.error, self.records, self.aborted = ErrorCode.none, b"", None
 
 
+def _slots(ctx, request) -> list[_Slot]:
+    """One slot per requested partition, by topic name (None: an id no topic has)."""
+    if ctx.api_version >= 13:
+        return [_Slot(name_of(ctx, t.topic_id), p) for t in request.topics for p in t.partitions]
+    return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+
+
 def _resolve(broker, slots):
     for s in slots:
+        if s.topic is None:
+            s.error = ErrorCode.unknown_topic_id
+            continue
         try:
             s.part = broker.leader_replica(s.topic, s.req.partition)
         except KafkaError as e:
@@ -75,25 +88,28 @@ def _partition_data(ctx, s, committed: bool):
                     preferred_read_replica=-1, records=s.records)
 
 
-def _respond(ctx, slots, committed: bool):
-    by_topic: dict[str, list] = {}
-    for s in slots:
-        by_topic.setdefault(s.topic, []).append(_partition_data(ctx, s, committed))
-    responses = tuple(ctx.make("FetchableTopicResponse", topic=t, partitions=tuple(ps)) for t, ps in by_topic.items())
-    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses)
+def _respond(ctx, request, slots, committed: bool):
+    ids = [t.topic_id for t in request.topics for _ in t.partitions] if ctx.api_version >= 13 else None
+    by_topic: dict[tuple, list] = {}
+    for i, s in enumerate(slots):
+        key = (s.topic, ids[i] if ids else id_of(ctx, s.topic))
+        by_topic.setdefault(key, []).append(_partition_data(ctx, s, committed))
+    responses = tuple(ctx.make("FetchableTopicResponse", topic=name, topic_id=topic_id, partitions=tuple(ps))
+                      for (name, topic_id), ps in by_topic.items())
+    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses, node_endpoints=())
 
 
 def error_response(ctx, request, code: ErrorCode):
     """The fault API's answer: every requested partition fails with ``code``."""
-    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    slots = _slots(ctx, request)
     for s in slots:
         s.error = code
-    return _respond(ctx, slots, committed=False)
+    return _respond(ctx, request, slots, committed=False)
 
 
 async def handle(ctx, request):
     # Followers replicate in-process (minikafka.replication), so every Fetch here is a consumer's.
-    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    slots = _slots(ctx, request)
     _resolve(ctx.broker, slots)
     deadline = time.monotonic() + request.max_wait.total_seconds()
     while True:
@@ -102,4 +118,4 @@ async def handle(ctx, request):
         if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
             break
         await _wait_for_data(slots, remaining)
-    return _respond(ctx, slots, request.isolation_level == READ_COMMITTED)
+    return _respond(ctx, request, slots, request.isolation_level == READ_COMMITTED)

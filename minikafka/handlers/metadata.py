@@ -71,7 +71,7 @@ def _respond(ctx, topics):
     brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
                     for i, (h, p) in sorted(meta.brokers.items()))
     return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
-                       topics=topics)
+                       topics=topics, error_code=ErrorCode.none)
 
 
 def error_response(ctx, request, code: ErrorCode):
