@@ -4,11 +4,14 @@ it (older librdkafka turns compression off otherwise) while v0-v2 are refused.""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
 
 from minikafka.protocol.apis import API_TABLE
+from tests.conftest import has_kcat
 from tests.rawclient import RawClient
 
 KAFKA_4_1 = BROKER_API_VERSIONS[(4, 1)]  # what a 4.1 broker answers, as kafka-python recorded it
@@ -58,3 +61,13 @@ def test_librdkafka_compresses_as_with_kafka(make_cluster, codec):
     message = c.poll(10)
     c.close()
     assert message is not None and message.value() == b"x" * 2000
+
+
+@pytest.mark.skipif(not has_kcat(), reason="kcat is not installed")
+def test_kcat_with_an_older_librdkafka_compresses_too(make_cluster):
+    """kcat's librdkafka (2.0 on Debian) checks Produce v0 before it compresses (KAFKA-18659)."""
+    cluster = make_cluster(brokers=1)
+    done = subprocess.run(["kcat", "-P", "-b", cluster.bootstrap_servers, "-t", "squeezed", "-z", "gzip"],
+                          input=b"x" * 2000 + b"\n", capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert 0 < cluster.segments("squeezed")[0][0]["size"] < 500
