@@ -16,21 +16,23 @@ notebooks 12 and 13, ``tools`` the command-line tools shaped like Kafka's script
 """
 
 from . import checks, preflight
-from .clients import (PartitionOffsets, Message, admin, committed, consume_all, delete_topic, lag, new_topic, offsets,
-                      partitions_of, produce_demo, producer, wait_until)
+from .clients import (PartitionOffsets, Message, admin, committed, consume_all, consumer, delete_topic, lag, new_topic,
+                      offsets, partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
-from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_minikafka,
-                     requires_real_kafka)
+from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_broker_control,
+                     requires_minikafka, requires_real_kafka)
 from .client_logs import client_log, show_client_logs
+from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, quiz
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
-    "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ENV_VAR", "GroupMember", "LagTimeline", "Message",
-    "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question", "admin", "bootstrap",
-    "checks", "client_log", "cluster", "committed", "consume_all", "delete_topic", "expect_error", "lag", "leave_all",
-    "new_topic", "offsets", "partitions_of", "preflight", "produce_demo", "producer", "quiz", "requires_minikafka",
-    "requires_real_kafka", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
+    "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember",
+    "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
+    "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
+    "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
+    "produce_demo", "producer", "quiz", "requires_broker_control", "requires_minikafka", "requires_real_kafka",
+    "schema_registry", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

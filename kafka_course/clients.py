@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 from tqdm.auto import tqdm
 
@@ -115,6 +115,17 @@ def producer(bootstrap: str | None = None, **config: Any) -> Producer:
     settings = {"bootstrap.servers": bootstrap or current_bootstrap(), "partitioner": "murmur2_random"}
     settings.update({k.replace("_", "."): v for k, v in config.items()})
     return Producer(quiet(settings))
+
+
+def consumer(group: str, bootstrap: str | None = None, **config: Any) -> Consumer:
+    """A confluent-kafka Consumer in ``group``, reading from the earliest offset when it has none.
+
+    Settings use librdkafka's dotted names, passed with underscores, as for ``producer``.
+    """
+    settings = {"bootstrap.servers": bootstrap or current_bootstrap(), "group.id": group,
+                "auto.offset.reset": "earliest"}
+    settings.update({k.replace("_", "."): v for k, v in config.items()})
+    return Consumer(quiet(settings))
 
 
 def produce_demo(topic: str, n: int = 100, *, key: Any = None, value: Any = None,

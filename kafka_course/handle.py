@@ -46,6 +46,21 @@ def requires_minikafka(what: str = "This cell") -> bool:
     return False
 
 
+def requires_broker_control(what: str = "This cell") -> bool:
+    """True where this notebook can stop and start brokers; elsewhere print why the cell skips.
+
+    The embedded minikafka can always be broken. A cluster outside this process can be
+    when it is the course's docker compose cluster and ``docker compose`` reaches it; a
+    company or cloud cluster cannot, and nobody should try.
+    """
+    handle = cluster()
+    if handle.can_control_brokers:
+        return True
+    print(f"{what} stops brokers, and the brokers of {current_bootstrap()} cannot be stopped from "
+          f"here (they are not the course's docker compose services), so it is skipped.")
+    return False
+
+
 def requires_real_kafka(what: str = "This cell") -> bool:
     """True when talking to a cluster outside this process; otherwise print a sentence."""
     if not cluster().is_minikafka:
@@ -84,6 +99,11 @@ class ClusterHandle:
     def is_minikafka(self) -> bool:
         """True when this process runs the cluster (so it can look inside and break it)."""
         return self._embedded is not None
+
+    @property
+    def can_control_brokers(self) -> bool:
+        """True when brokers can be stopped and started from here: minikafka, or docker compose."""
+        return self.is_minikafka or compose_running()
 
     @property
     def embedded(self) -> Cluster:
@@ -163,6 +183,24 @@ class ClusterHandle:
             self._call(method, f"{method.replace('_', ' ')} {node_id}", node_id)
         else:
             compose(compose_command, COMPOSE_SERVICES[node_id])
+
+
+_compose_checked: dict[Path, bool] = {}
+
+
+def compose_running() -> bool:
+    """Whether ``docker compose`` runs the course's Kafka services here (asked once per process)."""
+    if COMPOSE_FILE not in _compose_checked:
+        running = False
+        if shutil.which("docker") is not None and COMPOSE_FILE.exists():
+            try:
+                done = subprocess.run(["docker", "compose", "-f", str(COMPOSE_FILE), "ps", "--services",
+                                       "--status", "running"], capture_output=True, text=True, timeout=20)
+                running = done.returncode == 0 and set(COMPOSE_SERVICES.values()) <= set(done.stdout.split())
+            except (OSError, subprocess.TimeoutExpired):
+                running = False
+        _compose_checked[COMPOSE_FILE] = running
+    return _compose_checked[COMPOSE_FILE]
 
 
 def compose(command: str, service: str, timeout: float = 120) -> None:

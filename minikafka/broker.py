@@ -33,12 +33,16 @@ from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.throttle import ByteRate
+from .share.coordinator import ShareGroupCoordinator
+from .share.manager import SharePartitionManager
+from .share.state_topic import ShareStateTopic
 from .transactions.coordinator import TransactionCoordinator
 
 log = logging.getLogger("minikafka.broker")
 
 INTERNAL_REPLICATION_FACTOR = {"__consumer_offsets": "offsets.topic.replication.factor",
-                               "__transaction_state": "transaction.state.log.replication.factor"}
+                               "__transaction_state": "transaction.state.log.replication.factor",
+                               "__share_group_state": "share.coordinator.state.topic.replication.factor"}
 
 MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
@@ -62,6 +66,10 @@ class Broker:
                                       ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
+        share_state = ShareStateTopic(self, peers)  # share groups, KIP-932
+        self.share_groups = ShareGroupCoordinator(node_id, config, self.metadata, share_state,
+                                                  self.groups.coordinator_id, self._classic_group_type)
+        self.share_partitions = SharePartitionManager(self, share_state)
         self._tasks: list[asyncio.Task] = []
         self._unclean_start = False
 
@@ -103,7 +111,8 @@ class Broker:
         self.groups.load_led_partitions()
         self._tasks += [loop.create_task(self._housekeeping()), loop.create_task(self.fetcher.run()),
                         loop.create_task(self._watch_isr()), loop.create_task(self.groups.run()),
-                        loop.create_task(self.transactions.run()), loop.create_task(self._move_log_dirs())]
+                        loop.create_task(self.transactions.run()), loop.create_task(self.share_groups.run()),
+                        loop.create_task(self.share_partitions.run()), loop.create_task(self._move_log_dirs())]
 
     async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
@@ -317,6 +326,10 @@ class Broker:
             topic.partitions.extend(extra)
             self.metadata.topic_changed(topic)
             self.peers.open_replicas(topic)
+
+    def _classic_group_type(self, group_id: str) -> str | None:
+        """Whether the group coordinator knows ``group_id`` (a share group may not take it)."""
+        return "consumer" if group_id in self.groups.groups else None
 
     # -- what a teacher may look at ------------------------------------------------------
     def transaction_state(self, transactional_id: str) -> str | None:

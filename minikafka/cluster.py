@@ -4,6 +4,12 @@ The brokers' event loop runs in a background thread, so a notebook kernel (or a
 test) stays free to run Kafka clients against ``cluster.bootstrap_servers``. Every
 method here is safe to call from any thread: work is handed to the loop and waited
 for. ``minikafka serve`` uses the same object in the foreground.
+
+Security is off unless Kafka's settings turn it on (``minikafka.security.settings``):
+``listeners`` gives each broker one listener per entry (a port of 0 is any free port;
+another port is the first broker's, the next brokers take the ports after it), SASL
+and TLS listeners authenticate their clients, and ``authorizer.class.name`` makes
+every request pass the ACLs. A wrong setting stops the constructor with a sentence.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .broker import Broker
 from .config import BrokerConfig
@@ -23,15 +29,30 @@ from .faults import Faults
 from .handlers.dispatch import RequestDispatcher
 from .metadata import ClusterMetadata
 from .replica.peers import Peers
+from .security import settings as security_settings
+from .security.authorizer import StandardAuthorizer
+from .security.connections import SessionFactory
+from .security.scram import MECHANISMS as SCRAM_MECHANISMS
 from .server import Listener
 
 log = logging.getLogger("minikafka")
 
 
+def _racks(racks: Sequence[str | None] | None, setting: str, node_ids: tuple[int, ...]) -> dict[int, str | None]:
+    """Each broker's rack (KIP-392): ``racks`` in broker order, else ``broker.rack`` (one rack for
+    every broker, or a comma-separated list with one per broker)."""
+    if racks is None:
+        names = [r.strip() for r in setting.split(",")] if setting else []
+        racks = names if len(names) > 1 else [names[0] if names else None] * len(node_ids)
+    if len(racks) != len(node_ids):
+        raise ValueError(f"{len(node_ids)} broker(s) need {len(node_ids)} rack(s), not {len(racks)}: {list(racks)}")
+    return {node_id: rack or None for node_id, rack in zip(node_ids, racks)}
+
+
 class Cluster:
     def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
                  config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False,
-                 first_node_id: int = 1):
+                 first_node_id: int = 1, racks: Sequence[str | None] | None = None):
         if isinstance(brokers, bool) or not isinstance(brokers, int) or brokers < 1:
             raise ValueError(f"a cluster needs at least one broker, not {brokers!r}")
         if isinstance(first_node_id, bool) or not isinstance(first_node_id, int) or first_node_id < 0:
@@ -39,7 +60,11 @@ class Cluster:
         self.broker_count = brokers
         self.node_ids = tuple(range(first_node_id, first_node_id + brokers))
         self.host, self.first_port = host, port
-        self.config = BrokerConfig(config or {})
+        self.security, rest = security_settings.split(config or {})
+        if self.security.listeners and port:
+            raise ValueError("give the ports in the listeners setting, or port=, not both")
+        self.config = BrokerConfig(rest)
+        self.racks = _racks(racks, self.config["broker.rack"], self.node_ids)
         self.in_memory = in_memory
         log_dirs = [Path(d) for d in self.config["log.dirs"].split(",") if d]  # Kafka's log.dirs
         self._own_dir = data_dir is None and not in_memory and not log_dirs
@@ -51,7 +76,10 @@ class Cluster:
         self.brokers: dict[int, Broker] = {}
         self.peers = Peers(self.brokers)  # the one seam between brokers, over the live ones
         self.dispatchers: dict[int, RequestDispatcher] = {}
-        self.listeners: dict[int, Listener] = {}
+        self.listeners: dict[int, Listener] = {}  # each broker's first listener (bootstrap_servers)
+        self.all_listeners: dict[int, list[Listener]] = {}  # with the others of the listeners setting
+        self._listener_ports: dict[tuple[int, str], int] = {}  # a restarted broker listens where it did
+        self.authorizer: StandardAuthorizer | None = None
         self.metadata: ClusterMetadata | None = None
         self.controller: Controller | None = None
         self.ports: dict[int, int] = {}
@@ -101,6 +129,9 @@ class Cluster:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
         self.metadata = ClusterMetadata(self.config, meta_path)
+        if self.security.authorizer is not None:
+            self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
+                                                 self.security.allow_everyone_if_no_acl)
         self.brokers.clear()
         self.controller = Controller(self.metadata, self.peers)
         for node_id in self.node_ids:
@@ -110,18 +141,18 @@ class Cluster:
         port = self.ports.get(node_id) or (self.first_port + self.node_ids.index(node_id) if self.first_port else 0)
         broker = Broker(node_id, self.metadata.broker_config(node_id), self.controller, self.peers,
                         self.broker_log_dirs(node_id))
-        dispatcher = RequestDispatcher(broker)
+        dispatcher = RequestDispatcher(broker, self.authorizer)
         old = self.dispatchers.get(node_id)
         if old is not None:
             dispatcher.faults = old.faults  # injected faults outlive a restart, as in librdkafka's mock
-        listener = Listener(dispatcher.handle_frame, self.host, port, idle_ms=self.config["connections.max.idle.ms"],
-                            max_connections=self.config["max.connections"],
-                            max_per_ip=self.config["max.connections.per.ip"])
-        await listener.start()
+        listeners = await self._open_listeners(node_id, dispatcher, port)
         self.dispatchers[node_id] = dispatcher
-        self.ports[node_id] = listener.port  # a restarted broker comes back where clients knew it
-        self.metadata.brokers[node_id] = (self.host, listener.port)
-        self.brokers[node_id], self.listeners[node_id] = broker, listener
+        self.ports[node_id] = listeners[0].port  # a restarted broker comes back where clients knew it
+        first = self.security.listeners[0].name if self.security.listeners else None
+        self.metadata.brokers[node_id] = self.metadata.listener_endpoints[first][node_id] if first else (
+            listeners[0].host, listeners[0].port)
+        self.metadata.racks[node_id] = self.racks[node_id]
+        self.brokers[node_id], self.listeners[node_id], self.all_listeners[node_id] = broker, listeners[0], listeners
         self.controller.elect_controller()
         broker.load()
         broker.start_background()
@@ -134,13 +165,43 @@ class Cluster:
         if self.broker_count == 1:
             return list(self.log_dir_roots)
         return [root / f"broker-{node_id}" for root in self.log_dir_roots]
+    async def _open_listeners(self, node_id: int, dispatcher: RequestDispatcher, port: int) -> list[Listener]:
+        """One listener, or one per entry of the listeners setting, each with its TLS and sessions."""
+        limits = dict(idle_ms=self.config["connections.max.idle.ms"], max_connections=self.config["max.connections"],
+                      max_per_ip=self.config["max.connections.per.ip"])
+        if not self.security.listeners:
+            listener = Listener(dispatcher.handle_frame, self.host, port, **limits)
+            await listener.start()
+            return [listener]
+        opened = []
+        for spec in self.security.listeners:
+            wanted = self._listener_ports.get((node_id, spec.name)) or (
+                spec.port + self.node_ids.index(node_id) if spec.port else 0)
+            listener = Listener(dispatcher.handle_frame, spec.host, wanted, ssl_context=spec.tls,
+                                new_session=SessionFactory(spec, self.metadata.security.credential,
+                                                           self.security.failed_authentication_delay_ms), **limits)
+            await listener.start()
+            self._listener_ports[(node_id, spec.name)] = listener.port
+            self.metadata.listener_endpoints.setdefault(spec.name, {})[node_id] = self._advertised(spec, node_id,
+                                                                                                  listener.port)
+            opened.append(listener)
+        return opened
+
+    def _advertised(self, spec: security_settings.Listener, node_id: int, bound_port: int) -> tuple[str, int]:
+        """What Metadata tells clients: advertised.listeners' address (the next brokers' the ports after it)."""
+        if spec.advertised is None:
+            return spec.host, bound_port
+        host, port = spec.advertised
+        return host, port + self.node_ids.index(node_id) if port else bound_port
 
     async def _stop_broker(self, node_id: int, abrupt: bool = False) -> None:
         if node_id not in self.brokers:
             raise ValueError(f"broker {node_id} is not running")
         if not abrupt:
             self.controller.broker_leaving(node_id)  # controlled shutdown: leadership moves first
-        await self.listeners.pop(node_id).stop(abrupt=abrupt)
+        self.listeners.pop(node_id)
+        for listener in self.all_listeners.pop(node_id):
+            await listener.stop(abrupt=abrupt)
         broker = self.brokers.pop(node_id)
         self.metadata.brokers.pop(node_id, None)
         await broker.close(flush=not abrupt)
@@ -150,7 +211,9 @@ class Cluster:
 
     async def _stop(self) -> None:
         for node_id in sorted(self.brokers, reverse=True):
-            await self.listeners.pop(node_id).stop()
+            self.listeners.pop(node_id)
+            for listener in self.all_listeners.pop(node_id):
+                await listener.stop()
             await self.brokers.pop(node_id).close()
             self.metadata.brokers.pop(node_id, None)
         if self.metadata is not None:
@@ -184,7 +247,27 @@ class Cluster:
     # -- what a user asks ------------------------------------------------------------
     @property
     def bootstrap_servers(self) -> str:
-        return ",".join(f"{self.host}:{self.listeners[i].port}" for i in sorted(self.listeners))
+        """The brokers' addresses on their first listener."""
+        return ",".join(f"{self.listeners[i].host}:{self.listeners[i].port}" for i in sorted(self.listeners))
+
+    def bootstrap_servers_of(self, listener: str) -> str:
+        """The brokers' addresses on the listener named ``listener`` (e.g. ``SASL_PLAINTEXT``)."""
+        names = [spec.name for spec in self.security.listeners]
+        if listener.upper() not in names:
+            have = ", ".join(names) or "one PLAINTEXT"
+            raise ValueError(f"this cluster has no listener {listener!r} (it has {have})")
+        index = names.index(listener.upper())
+        return ",".join(f"{self.all_listeners[i][index].host}:{self.all_listeners[i][index].port}"
+                        for i in sorted(self.all_listeners))
+
+    def add_scram_user(self, user: str, password: str, mechanism: str = "SCRAM-SHA-256",
+                       iterations: int = 4096) -> None:
+        """A SCRAM credential, as ``kafka-storage format --add-scram`` seeds one before any client
+        can log in (afterwards an admin client's AlterUserScramCredentials does the same)."""
+        if mechanism not in SCRAM_MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(SCRAM_MECHANISMS)}, not {mechanism!r}")
+        credential = SCRAM_MECHANISMS[mechanism].credential_from_password(password, iterations)
+        self.call(self.metadata.security.set_credential, user, mechanism, credential)
 
     @property
     def running(self) -> bool:
@@ -206,6 +289,15 @@ class Cluster:
             state = "is not running" if node_id in self.node_ids else "does not exist"
             raise ValueError(f"broker {node_id} {state} (this cluster has brokers {self._id_range})")
         return self.brokers[node_id]
+
+    def request_counts(self, node_id: int, api: str | None = None) -> dict[str, int]:
+        """How many requests one broker answered, by client id (of one API, e.g. "Fetch", or all):
+        which broker serves a consumer is visible here (KIP-392 moves fetches to followers)."""
+        counts: dict[str, int] = {}
+        for (name, client_id), n in list(self.dispatchers[node_id].requests.items()):
+            if api is None or name == api:
+                counts[client_id] = counts.get(client_id, 0) + n
+        return counts
 
     def faults(self, node_id: int | None = None) -> Faults:
         """The fault-injection handle of one broker (see ``minikafka.faults.Faults``)."""
@@ -306,6 +398,15 @@ class Cluster:
                     if name == topic and part.is_leader:
                         part.log.roll()
         self.call(roll)
+
+    def share_partition_state(self, group: str, topic: str, partition: int = 0) -> dict | None:
+        """A share group's view of one partition (KIP-932), from the partition's leader: the start
+        and end offsets (SPSO, SPEO) and each in-flight record's state, delivery count and holder.
+        None while the group has never read the partition."""
+        def read():
+            leader = self.brokers[self.metadata.topics[topic].partitions[partition].leader]
+            return leader.share_partitions.describe(group, topic, partition)
+        return self.call(read)
 
     def transaction_state(self, transactional_id: str) -> str:
         """The coordinator's state of a transactional id (``EMPTY``, ``ONGOING``...), or ``unknown``."""

@@ -97,6 +97,14 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("group.initial.rebalance.delay.ms", "int", 3000, "Wait this long for more members before the first rebalance of an empty group."),
     Setting("group.min.session.timeout.ms", "int", 1000, "Smallest session timeout a member may ask for."),
     Setting("group.max.session.timeout.ms", "int", 1_800_000, "Largest session timeout a member may ask for."),
+    Setting("group.consumer.session.timeout.ms", "int", 45_000, "Consumer-protocol groups (KIP-848): a member that sends no heartbeat for this long is removed."),
+    Setting("group.consumer.heartbeat.interval.ms", "int", 5_000, "Consumer-protocol groups (KIP-848): how often members heartbeat (the broker tells them)."),
+    Setting("group.consumer.assignors", "list", "uniform,range", "Consumer-protocol groups (KIP-848): the server-side assignors, the first one the default.",
+            None, ("uniform", "range", "org.apache.kafka.coordinator.group.assignor.UniformAssignor",
+                   "org.apache.kafka.coordinator.group.assignor.RangeAssignor")),
+    Setting("broker.rack", "string", "", "This broker's rack (KIP-392); a list gives each broker of one process its own, in order."),
+    Setting("replica.selector.class", "string", "", "Which replica a consumer should fetch from (KIP-392): empty for the leader, or "
+            "org.apache.kafka.common.replica.RackAwareReplicaSelector for one in the consumer's rack (client.rack)."),
     Setting("offsets.retention.minutes", "int", 7 * 24 * 60, "Committed offsets of an empty group expire after this."),
     Setting("offsets.topic.num.partitions", "int", 50, "Partitions of __consumer_offsets."),
     Setting("offsets.topic.replication.factor", "int", 3,
@@ -105,7 +113,24 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("transactional.id.expiration.ms", "int", 7 * _DAY_MS, "Forget an idle transactional id after this."),
     Setting("transaction.state.log.num.partitions", "int", 50, "Partitions of __transaction_state."),
     Setting("transaction.state.log.replication.factor", "int", 3,
-            "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),
+            "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),    # Share groups (KIP-932): a group's own setting (share.*, see minikafka.share.configs) wins over these.
+    Setting("group.share.record.lock.duration.ms", "int", 30_000, "How long a share consumer holds an acquired record before it is offered again."),
+    Setting("group.share.min.record.lock.duration.ms", "int", 15_000, "Smallest share.record.lock.duration.ms a group may set."),
+    Setting("group.share.max.record.lock.duration.ms", "int", 60_000, "Largest share.record.lock.duration.ms a group may set."),
+    Setting("group.share.delivery.count.limit", "int", 5, "A record delivered this many times without being accepted is archived."),
+    Setting("group.share.partition.max.record.locks", "int", 2000, "Most in-flight records of one share-partition (its SPEO - SPSO)."),
+    Setting("group.share.session.timeout.ms", "int", 45_000, "A share group member that sends no heartbeat for this long is removed."),
+    Setting("group.share.min.session.timeout.ms", "int", 45_000, "Smallest share.session.timeout.ms a group may set."),
+    Setting("group.share.max.session.timeout.ms", "int", 60_000, "Largest share.session.timeout.ms a group may set."),
+    Setting("group.share.heartbeat.interval.ms", "int", 5_000, "How often share group members send a heartbeat."),
+    Setting("group.share.min.heartbeat.interval.ms", "int", 5_000, "Smallest share.heartbeat.interval.ms a group may set."),
+    Setting("group.share.max.heartbeat.interval.ms", "int", 15_000, "Largest share.heartbeat.interval.ms a group may set."),
+    Setting("group.share.max.size", "int", 200, "Most members of one share group."),
+    Setting("group.share.max.share.sessions", "int", 2000, "Most share sessions one broker keeps (one per member and broker)."),
+    Setting("share.coordinator.state.topic.num.partitions", "int", 50, "Partitions of __share_group_state."),
+    Setting("share.coordinator.state.topic.replication.factor", "int", 3,
+            "Replicas of __share_group_state (at most as many as brokers are alive when it is created)."),
+    Setting("share.coordinator.state.topic.segment.bytes", "int", 100 * MiB, "Segment size of __share_group_state (small, so compaction can work)."),
     Setting("log.dirs", "list", "", "The broker's log directories, comma-separated; a new replica goes to the one holding fewest partitions."),
     Setting("leader.replication.throttled.rate", "long", 2**63 - 1, "Bytes per second a leader sends to the out-of-sync followers listed in a topic's leader.replication.throttled.replicas."),
     Setting("follower.replication.throttled.rate", "long", 2**63 - 1, "Bytes per second a follower fetches for the out-of-sync replicas listed in a topic's follower.replication.throttled.replicas."),
@@ -272,7 +297,8 @@ def read_properties(path: str | Path) -> dict[str, str]:
 
 
 # DescribeConfigs vocabulary: where a value comes from, and its type.
-SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5,
+                "DYNAMIC_GROUP_CONFIG": 8}
 SOURCE_CODES.update({"DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "DYNAMIC_BROKER_LOGGER_CONFIG": 6})
 TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 7}
 

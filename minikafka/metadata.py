@@ -24,6 +24,7 @@ from typing import IO
 from . import dynamic_config
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
 from .errors import ErrorCode, KafkaError
+from .security import store as security_store
 
 MAX_TOPIC_NAME = 249
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")  # used with fullmatch: "$" would allow a final "\n"
@@ -31,7 +32,7 @@ log = logging.getLogger("minikafka.metadata")
 
 PRODUCER_ID_BLOCK = 1000
 MAX_PARTITIONS = 10_000  # a guard against typos and fuzzers, far above any course need
-INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
+INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
 
 
 @dataclass
@@ -93,7 +94,10 @@ class ClusterMetadata:
         self.topics: dict[str, TopicInfo] = {}
         self._collisions: dict[str, str] = {}  # collision_key(name) -> name
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
+        self.racks: dict[int, str | None] = {}  # broker.rack of each broker (KIP-392)
+        self.listener_endpoints: dict[str, dict[int, tuple[str, int]]] = {}  # listener name -> id -> address
         self.producer_id_block_end = 0  # ids below this were handed out before a restart
+        self.group_configs: dict[str, dict[str, str]] = {}  # group id -> its settings (KIP-848, KIP-932)
         self._next_producer_id = 0
         self._journal: IO[str] | None = None
         self._journal_bytes = self._snapshot_bytes = 0
@@ -101,6 +105,7 @@ class ClusterMetadata:
         self.controller_epoch = 0  # bumped by each controller change (the quorum leader epoch)
         self.broker_configs = dynamic_config.DynamicBrokerConfigs(self._append)  # KIP-226
         self.config = self.broker_configs.view(config)  # static settings under the cluster-wide dynamic ones
+        self.security = security_store.SecurityRecords(self._append)  # ACLs and SCRAM credentials
         if path and path.exists():
             self._load()
 
@@ -116,9 +121,11 @@ class ClusterMetadata:
         data = json.loads(text)
         self.cluster_id = data["cluster_id"]
         self.producer_id_block_end = data.get("producer_id_block_end", 0)
+        self.group_configs = data.get("group_configs", {})
         self.end_offset, self.controller_epoch = data.get("end_offset", 0), data.get("controller_epoch", 0)
         for t in data["topics"]:
             self._put_topic(_topic_from_dict(t))
+        self.security.load_snapshot(data)
         self.broker_configs.load_snapshot(data)
         if self.journal_path.exists():
             text = self.journal_path.read_text()
@@ -152,6 +159,10 @@ class ClusterMetadata:
             self.controller_epoch = rec["epoch"]
         elif kind in dynamic_config.RECORD_TYPES:
             self.broker_configs.replay(rec)
+        elif kind == "group_config":
+            self._put_group_configs(rec["group"], rec["configs"])
+        elif kind in security_store.RECORD_TYPES:
+            self.security.replay(rec)
         else:
             raise ValueError(f"unknown record type {kind!r}")
 
@@ -177,8 +188,9 @@ class ClusterMetadata:
         if not self.path:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
-                "topics": [asdict(t) for t in self.topics.values()], "end_offset": self.end_offset,
-                "controller_epoch": self.controller_epoch, **self.broker_configs.snapshot()}
+                "topics": [asdict(t) for t in self.topics.values()], "group_configs": self.group_configs,
+                "end_offset": self.end_offset, "controller_epoch": self.controller_epoch,
+                **self.security.snapshot(), **self.broker_configs.snapshot()}
         text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text)
@@ -213,6 +225,16 @@ class ClusterMetadata:
     def broker_config(self, node_id: int) -> BrokerConfig:
         """What broker ``node_id`` reads: its own dynamic settings, the cluster-wide ones, the static ones."""
         return self.broker_configs.view(self.static_config, node_id)
+    def set_group_configs(self, group_id: str, configs: dict[str, str]) -> None:
+        """Record a group's whole settings (an empty dict removes them)."""
+        self._put_group_configs(group_id, configs)
+        self._append({"type": "group_config", "group": group_id, "configs": configs})
+
+    def _put_group_configs(self, group_id: str, configs: dict[str, str]) -> None:
+        if configs:
+            self.group_configs[group_id] = dict(configs)
+        else:
+            self.group_configs.pop(group_id, None)
 
     def next_producer_id(self) -> int:
         """A producer id never handed out before, even across restarts (ids are saved in blocks)."""

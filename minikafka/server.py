@@ -12,8 +12,9 @@ import asyncio
 import itertools
 import logging
 import socket
+import ssl
 import struct
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from .faults import DropConnection
 from .protocol.codec import MalformedRequest
@@ -23,7 +24,18 @@ log = logging.getLogger("minikafka.server")
 MAX_REQUEST_BYTES = 100 * 1024 * 1024  # socket.request.max.bytes
 _ids = itertools.count(1)
 
-FrameHandler = Callable[[bytes, str, int], Awaitable["bytes | None"]]  # (frame, client host, connection id)
+FrameHandler = Callable[..., Awaitable["bytes | None"]]  # (frame, client host, connection id[, session])
+
+
+class ConnectionSession(Protocol):
+    """What the server reads of a connection's session (``minikafka.security.sasl.Session``)."""
+
+    close_after_response: bool
+    reason: str
+    close_delay_ms: int
+
+
+SessionFactory = Callable[[str, Any], ConnectionSession]  # (client host, peer certificate or None)
 
 
 UNLIMITED = 2**31 - 1
@@ -37,11 +49,18 @@ class Listener:
     ``max.connections.per.ip`` (one address) a new connection is closed at once (Kafka's
     acceptor waits for a free slot instead; the client sees a refused connection either way
     and retries).
+
+    A secured listener (``minikafka.security``) has a TLS context, which wraps every
+    connection before its first frame, and a session factory: each connection gets a
+    session (who the client is, how far its SASL login went) that goes with every frame
+    to the dispatcher, and that may ask for the connection to close after an answer.
     """
 
     def __init__(self, handle_frame: FrameHandler, host: str = "127.0.0.1", port: int = 0, *,
-                 idle_ms: int = 600_000, max_connections: int = UNLIMITED, max_per_ip: int = UNLIMITED):
+                 idle_ms: int = 600_000, max_connections: int = UNLIMITED, max_per_ip: int = UNLIMITED,
+                 ssl_context: ssl.SSLContext | None = None, new_session: SessionFactory | None = None):
         self.handle_frame, self.host, self.port = handle_frame, host, port
+        self.ssl_context, self.new_session = ssl_context, new_session
         self.idle_ms, self.max_connections, self.max_per_ip = idle_ms, max_connections, max_per_ip
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
@@ -51,7 +70,8 @@ class Listener:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
-                                                  limit=1 << 20)
+                                                  limit=1 << 20, ssl=self.ssl_context,
+                                                  ssl_handshake_timeout=10 if self.ssl_context else None)
         self.port = self._server.sockets[0].getsockname()[1]
         if self.idle_ms >= 0:
             self._sweeper = asyncio.get_running_loop().create_task(self._close_idle())
@@ -104,8 +124,9 @@ class Listener:
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn_id = next(_ids)
+        session = self.new_session(peer[0], writer.get_extra_info("peercert")) if self.new_session else None
         try:
-            await self._loop(reader, writer, peer[0], conn_id)
+            await self._loop(reader, writer, peer[0], conn_id, session)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went away
         except DropConnection as e:
@@ -122,17 +143,24 @@ class Listener:
             self._last_active.pop(writer, None)
             writer.close()
 
-    async def _loop(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, conn_id: int) -> None:
+    async def _loop(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, conn_id: int,
+                    session: ConnectionSession | None = None) -> None:
         loop, active = asyncio.get_running_loop(), self._last_active
+        extra = () if session is None else (session,)
         while True:
             (size,) = struct.unpack(">i", await reader.readexactly(4))
             if size < 8 or size > MAX_REQUEST_BYTES:
                 raise MalformedRequest(f"frame size {size} is outside 8..{MAX_REQUEST_BYTES}")
             frame = await reader.readexactly(size)  # a frame that never ends counts as idle
             active.pop(writer, None)  # busy (a Fetch may wait long), not idle, until the answer is out
-            response = await self.handle_frame(frame, host, conn_id)
+            response = await self.handle_frame(frame, host, conn_id, *extra)
             active[writer] = loop.time()
             if response is not None:
                 writer.write(response)
                 if writer.transport.get_write_buffer_size() > 1 << 22:
                     await writer.drain()
+            if session is not None and session.close_after_response:
+                await writer.drain()  # the answer (a failed login, say) goes out first, then the connection closes
+                await asyncio.sleep(session.close_delay_ms / 1000)  # Kafka's pause, so clients read the answer
+                log.info("closing connection %d from %s: %s", conn_id, host, session.reason)
+                return

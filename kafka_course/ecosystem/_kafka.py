@@ -13,10 +13,12 @@ from typing import Any, Iterator
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from ..client_logs import quiet
+
 
 def admin(bootstrap: str) -> AdminClient:
     # log_level 4 keeps warnings and errors but not librdkafka's chatter when it is dropped.
-    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
+    return AdminClient(quiet({"bootstrap.servers": bootstrap, "log_level": 4}))
 
 
 def replication_factor(bootstrap: str, wanted: int = 3) -> int:
@@ -58,7 +60,7 @@ def reader(bootstrap: str, **config: Any) -> Consumer:
     settings = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4().hex[:8]}",
                 "enable.auto.commit": False, "enable.partition.eof": False}
     settings.update(config)
-    return Consumer(settings)
+    return Consumer(quiet(settings))
 
 
 def read_to_end(bootstrap: str, topic: str, start: dict[int, int] | None = None,
@@ -85,5 +87,9 @@ def read_to_end(bootstrap: str, topic: str, start: dict[int, int] | None = None,
                     yield msg
                 if msg.offset() + 1 >= ends[msg.partition()][1]:
                     del ends[msg.partition()]
+            # A transaction marker takes the last offset but is never delivered: ask the position.
+            for tp in consumer.position([TopicPartition(topic, p) for p in ends]):
+                if tp.offset >= ends[tp.partition][1]:
+                    del ends[tp.partition]
     finally:
         consumer.close()

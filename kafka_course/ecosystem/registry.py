@@ -1,10 +1,10 @@
-"""A schema registry in miniature: versioned JSON Schemas and their compatibility rules.
+"""JSON Schema compatibility: when a reader's schema accepts every record a writer's schema allows.
 
 Kafka stores bytes and never looks inside a record, so nothing stops a producer from
 writing data its consumers cannot read. A schema registry (Confluent's, Apicurio,
-Karapace) keeps the contract: each *subject* (by default ``<topic>-value``) holds an
-ordered list of schema versions, and a new version is accepted only if it is compatible
-with the earlier ones under the subject's rule:
+Karapace; the course's own in ``schema_registry``) keeps the contract: each *subject*
+(by default ``<topic>-value``) holds an ordered list of schema versions, and a new version
+is accepted only if it is compatible with the earlier ones under the subject's rule:
 
 * ``BACKWARD``: a consumer on the new schema can read data written with the last one
   (upgrade consumers first). The registry's default.
@@ -13,10 +13,7 @@ with the earlier ones under the subject's rule:
 * ``FULL``: both. ``NONE``: anything goes. ``*_TRANSITIVE``: against every earlier
   version, not just the last.
 
-Serializers put a 5-byte header before the JSON: a zero "magic byte" and the schema id
-(4 bytes, big-endian), so a consumer can find the exact schema a record was written with.
-
-The compatibility check below understands the part of JSON Schema that data contracts use
+The check below understands the part of JSON Schema that data contracts use
 (``type``, ``properties``, ``required``, ``additionalProperties``, ``enum``, ``items`` and
 length/range bounds) and answers in sentences.
 """
@@ -24,32 +21,10 @@ length/range bounds) and answers in sentences.
 from __future__ import annotations
 
 import json
-import struct
-from dataclasses import dataclass
-from typing import Any
 
-import jsonschema
-
-MAGIC_BYTE = 0
 LEVELS = ("NONE", "BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE")
 _UPPER_BOUNDS = ("maxLength", "maximum", "maxItems")
 _LOWER_BOUNDS = ("minLength", "minimum", "minItems")
-
-
-class IncompatibleSchema(ValueError):
-    """The registry refused a schema; ``problems`` says why, one sentence each."""
-
-    def __init__(self, subject: str, level: str, problems: list[str]):
-        self.problems = problems
-        super().__init__(f"schema is not {level} compatible with subject {subject!r}: " + "; ".join(problems))
-
-
-@dataclass(frozen=True)
-class RegisteredSchema:
-    subject: str
-    version: int  # 1, 2, ... within the subject
-    id: int  # unique across the registry; what the record header carries
-    schema: dict
 
 
 # -- the compatibility rules ------------------------------------------------------------------
@@ -140,84 +115,3 @@ def compatibility_problems(new: dict, earlier: list[dict], level: str) -> list[s
         if level.startswith(("FORWARD", "FULL")):
             out += [f"old readers, new data: {p}" for p in reader_problems(old, new)]
     return list(dict.fromkeys(out))
-
-
-# -- the registry -------------------------------------------------------------------------------
-class SchemaRegistry:
-    """Subjects, versions and ids, kept in memory (a real registry keeps them in ``_schemas``,
-    a compacted Kafka topic)."""
-
-    def __init__(self, compatibility: str = "BACKWARD"):
-        self.default_compatibility = compatibility.upper()
-        self._subjects: dict[str, list[RegisteredSchema]] = {}
-        self._by_id: dict[int, RegisteredSchema] = {}
-        self._levels: dict[str, str] = {}
-
-    def compatibility(self, subject: str) -> str:
-        return self._levels.get(subject, self.default_compatibility)
-
-    def set_compatibility(self, subject: str, level: str) -> None:
-        compatibility_problems({}, [], level)  # validates the name
-        self._levels[subject] = level.upper()
-
-    def check(self, subject: str, schema: dict) -> list[str]:
-        """The problems registering ``schema`` would meet (empty: it would be accepted)."""
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-        earlier = [s.schema for s in self._subjects.get(subject, [])]
-        return compatibility_problems(schema, earlier, self.compatibility(subject))
-
-    def register(self, subject: str, schema: dict) -> RegisteredSchema:
-        """Add ``schema`` as the subject's next version; the same schema again is not a new one."""
-        for known in self._subjects.get(subject, []):
-            if known.schema == schema:
-                return known
-        problems = self.check(subject, schema)
-        if problems:
-            raise IncompatibleSchema(subject, self.compatibility(subject), problems)
-        versions = self._subjects.setdefault(subject, [])
-        entry = RegisteredSchema(subject, len(versions) + 1, len(self._by_id) + 1, schema)
-        versions.append(entry)
-        self._by_id[entry.id] = entry
-        return entry
-
-    def versions(self, subject: str) -> list[RegisteredSchema]:
-        return list(self._subjects.get(subject, []))
-
-    def latest(self, subject: str) -> RegisteredSchema:
-        if not self._subjects.get(subject):
-            raise KeyError(f"no schema registered under subject {subject!r}")
-        return self._subjects[subject][-1]
-
-    def by_id(self, schema_id: int) -> RegisteredSchema:
-        return self._by_id[schema_id]
-
-
-def subject_for(topic: str, part: str = "value") -> str:
-    """The default subject name of a topic's values (or keys): Confluent's TopicNameStrategy."""
-    return f"{topic}-{part}"
-
-
-# -- serializers --------------------------------------------------------------------------------
-class JsonSchemaSerializer:
-    """Validates a record against the subject's latest schema, then frames it for Kafka."""
-
-    def __init__(self, registry: SchemaRegistry, subject: str):
-        self.registry, self.subject = registry, subject
-
-    def __call__(self, record: Any) -> bytes:
-        entry = self.registry.latest(self.subject)
-        jsonschema.validate(record, entry.schema)  # a bad record never reaches the topic
-        return struct.pack(">bI", MAGIC_BYTE, entry.id) + json.dumps(record).encode()
-
-
-class JsonSchemaDeserializer:
-    """Reads the header, fetches the writer's schema by id and returns (schema, record)."""
-
-    def __init__(self, registry: SchemaRegistry):
-        self.registry = registry
-
-    def __call__(self, data: bytes) -> tuple[RegisteredSchema, Any]:
-        magic, schema_id = struct.unpack(">bI", data[:5])
-        if magic != MAGIC_BYTE:
-            raise ValueError(f"not a schema-registry record: first byte is {magic}, expected {MAGIC_BYTE}")
-        return self.registry.by_id(schema_id), json.loads(data[5:])

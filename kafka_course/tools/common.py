@@ -1,4 +1,5 @@
-"""What the client tools share: the bootstrap option, ``name=value`` settings, and a
+"""What the client tools share: the bootstrap option and ``--command-config`` (the client
+settings file Kafka's scripts take, for logging in), ``name=value`` settings, and a
 client's error turned into one sentence a person can act on."""
 
 from __future__ import annotations
@@ -9,14 +10,38 @@ import os
 from minikafka.cli.common import fail, parse_pairs
 from minikafka.errors import explain
 
-__all__ = ["add_bootstrap", "admin", "describe_client_error", "fail", "parse_pairs", "wait_all"]
+__all__ = ["add_bootstrap", "admin", "client_settings", "describe_client_error", "fail", "parse_pairs", "table",
+           "wait_all"]
 
 DEFAULT_BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
+
+
+_command_config: dict[str, str] = {}  # from --command-config, for every client a tool makes
 
 
 def add_bootstrap(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap-server", default=DEFAULT_BOOTSTRAP, metavar="HOST:PORT",
                         help=f"broker(s) to connect to (default: $KAFKA_BOOTSTRAP_SERVERS or {DEFAULT_BOOTSTRAP})")
+    parser.add_argument("--command-config", metavar="FILE", type=_load_command_config,
+                        help="client settings as Kafka's tools take them (security.protocol, sasl.*, ssl.*)")
+
+
+def _load_command_config(path: str) -> str:
+    from minikafka.config import ConfigError
+
+    from .client_config import read
+    try:
+        settings = read(path)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    _command_config.clear()
+    _command_config.update(settings)
+    return path
+
+
+def client_settings(bootstrap: str, **extra) -> dict:
+    """librdkafka settings for a tool's client: the address, ``--command-config``'s login, ``extra``."""
+    return {"bootstrap.servers": bootstrap, **_command_config, **extra}
 
 
 def _unreachable() -> set[int]:
@@ -39,8 +64,9 @@ def describe_client_error(exc: BaseException) -> str:
 
 
 def admin(bootstrap: str):
+    """An AdminClient whose own log lines are silenced: a problem is reported once, as a sentence."""
     from confluent_kafka.admin import AdminClient
-    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000})
+    return AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": 10000, "log_level": 0}))
 
 
 def wait_all(futures: dict, timeout: float = 30) -> dict:
@@ -52,3 +78,10 @@ def wait_all(futures: dict, timeout: float = 30) -> dict:
         except Exception as e:  # noqa: BLE001 - shown to the user as a sentence
             fail(f"{key}: {describe_client_error(e)}")
     return out
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    """Rows under headers in left-aligned columns, as Kafka's tools print them."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)

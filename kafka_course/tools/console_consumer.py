@@ -12,7 +12,7 @@ import sys
 import time
 import uuid
 
-from .common import add_bootstrap, describe_client_error, fail, parse_pairs
+from .common import add_bootstrap, describe_client_error, fail, parse_pairs, client_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     from confluent_kafka import Consumer
     args = build_parser().parse_args(argv)
     props = parse_pairs(args.property, "--property")
-    conf = {"bootstrap.servers": args.bootstrap_server,
+    conf = {**client_settings(args.bootstrap_server),
             "group.id": args.group or f"console-consumer-{uuid.uuid4().hex[:8]}",
             "auto.offset.reset": "earliest" if args.from_beginning else "latest",
             "isolation.level": args.isolation_level, "enable.partition.eof": False}

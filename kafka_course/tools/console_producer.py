@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_bootstrap, describe_client_error, fail, parse_pairs
+from .common import add_bootstrap, describe_client_error, fail, parse_pairs, client_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
     if parse_key and not sep:
         fail("key.separator is empty: give the character between key and value, e.g. "
              "--property key.separator=:")
-    conf = {"bootstrap.servers": args.bootstrap_server, "partitioner": "murmur2_random"}
+    conf = client_settings(args.bootstrap_server, partitioner="murmur2_random")
     conf.update(parse_pairs(args.producer_property, "--producer-property"))
     failures = []
     producer = Producer(conf)

@@ -1,17 +1,24 @@
 """``minikafka consumer-groups``: list, describe, reset and delete consumer groups.
 
 Shaped like Kafka's ``kafka-consumer-groups.sh`` (same options, same columns), and
-like it a plain Kafka client: it only uses confluent-kafka's AdminClient, so it works
-against any Kafka cluster, not just minikafka::
+like it a plain Kafka client: it uses confluent-kafka's AdminClient (and, for what that
+cannot ask, a few requests over the wire, ``wire``), so it works against any Kafka
+cluster, not just minikafka::
 
-    minikafka consumer-groups --bootstrap-server B --list
+    minikafka consumer-groups --bootstrap-server B --list [--type [classic|consumer|share ...] [--state]]
     minikafka consumer-groups --bootstrap-server B --describe --group G [--members [--verbose] | --state]
     minikafka consumer-groups --bootstrap-server B --reset-offsets --group G --topic T[:0,1]
-        (--to-earliest | --to-latest | --to-offset N | --to-datetime 2024-05-01T12:00:00[.000])
+        (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime 2024-05-01T12:00:00.000)
         [--dry-run | --execute]
     minikafka consumer-groups --bootstrap-server B --delete --group G
 
 LAG is the log end offset minus the committed offset: how far the group is behind.
+A group is ``classic`` (JoinGroup/SyncGroup, the client assigns) or ``consumer`` (Kafka 4's
+protocol, KIP-848: the broker assigns): ``--list --type`` says which, as Kafka 4's tool
+does, and ``--members --verbose`` shows a consumer group member's current and target
+assignments (they differ while partitions move).
+Share groups (KIP-932) are listed and described too (``share_groups``): where each
+share-partition starts, and the members, who all read every partition.
 Offsets can only be reset, and groups deleted, while the group has no active members
 (a running consumer would overwrite the new offsets with its next commit).
 """
@@ -22,12 +29,15 @@ import argparse
 import datetime
 import sys
 
-from .common import add_bootstrap, describe_client_error
+from . import share_groups, wire
+from .common import add_bootstrap, describe_client_error, client_settings
+from .common import table as _table
 
 TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 8  # seconds to find a broker at the bootstrap address
 STATE_NAMES = {"PREPARING_REBALANCING": "PreparingRebalance", "COMPLETING_REBALANCING": "CompletingRebalance",
                "STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "UNKNOWN": "Unknown"}
+TYPE_NAMES = {"CLASSIC": "Classic", "CONSUMER": "Consumer", "UNKNOWN": "Unknown"}
 
 
 class CliError(Exception):
@@ -45,13 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--group", action="append", default=[], help="group id (repeatable)")
     parser.add_argument("--members", action="store_true", help="with --describe: one line per member")
     parser.add_argument("--verbose", action="store_true", help="with --members: show each member's partitions")
-    parser.add_argument("--state", action="store_true", help="with --describe: coordinator, strategy and state")
+    parser.add_argument("--state", action="store_true",
+                        help="with --describe: coordinator, strategy and state; with --list --type: each group's state")
+    parser.add_argument("--type", nargs="*", metavar="TYPE", choices=("classic", "consumer", "share"),
+                        help="with --list: show each group's type (classic, consumer or share), or only these types")
     parser.add_argument("--topic", action="append", default=[], metavar="TOPIC[:P,P]", help="with --reset-offsets")
     parser.add_argument("--all-topics", action="store_true", help="with --reset-offsets: every committed topic")
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--to-earliest", action="store_true")
     target.add_argument("--to-latest", action="store_true")
     target.add_argument("--to-offset", type=int, metavar="N")
+    target.add_argument("--shift-by", type=int, metavar="N", help="move each committed offset by N (negative: back)")
     target.add_argument("--to-datetime", metavar="YYYY-MM-DDTHH:MM:SS[.sss]")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the new offsets only (the default)")
@@ -67,7 +81,7 @@ def main(argv: list[str]) -> int:
     try:
         client = _connect(args.bootstrap_server)
         if args.list:
-            return _list(client)
+            return _list(client, args.type, args.state)
         if not args.group:
             raise CliError("Name the group with --group.")
         run = _describe if args.describe else _reset if args.reset_offsets else _delete
@@ -84,7 +98,7 @@ def _connect(bootstrap: str):
     """An AdminClient that has reached a broker (librdkafka's own log lines are silenced:
     the problem is reported once, as a sentence)."""
     from confluent_kafka.admin import AdminClient
-    client = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": TIMEOUT * 1000, "log_level": 0})
+    client = AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": TIMEOUT * 1000, "log_level": 0}))
     try:
         client.list_topics(timeout=CONNECT_TIMEOUT)
     except Exception as e:  # noqa: BLE001
@@ -134,23 +148,46 @@ def _offsets(client, partitions, spec) -> dict[tuple[str, int], int]:
             for tp, f in futures.items()}
 
 
-def _table(headers: list[str], rows: list[list]) -> str:
-    cells = [headers] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
-
-
 # -- --list ----------------------------------------------------------------------------------------
-def _list(client) -> int:
+def _type(description) -> str:
+    kind = getattr(description, "type", None)
+    return TYPE_NAMES.get(getattr(kind, "name", str(kind)), "Unknown")
+
+
+def _list(client, types: list[str] | None, with_state: bool = False) -> int:
+    if types is not None:  # Kafka 4's --list --type [--state]: ListGroups v5 knows every group's type
+        wanted = {t.lower() for t in types}
+        rows = [list(row) for row in _share_call(lambda: share_groups.groups(client), "list the groups")
+                if not wanted or row[1].lower() in wanted]
+        headers = ["GROUP", "TYPE", "STATE"] if with_state else ["GROUP", "TYPE"]
+        print(_table(headers, [row[:len(headers)] for row in rows]))
+        return 0
     result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
-    for listing in sorted(result.valid, key=lambda g: g.group_id):
-        print(listing.group_id)
+    names = {listing.group_id for listing in result.valid}
+    try:  # share groups too, where the cluster knows group types (Kafka 4)
+        names |= {g for g, kind, _ in share_groups.groups(client) if kind == "Share"}
+    except wire.WireError:
+        pass
+    for name in sorted(names):
+        print(name)
     return 0
+
+
+def _share_call(fn, what: str):
+    try:
+        return fn()
+    except wire.WireError as e:
+        raise CliError(f"Could not {what}: {e}.") from None
 
 
 # -- --describe --------------------------------------------------------------------------------------
 def _describe(client, group: str, args) -> None:
-    description = _group(client, group)
+    try:
+        description = _group(client, group)
+    except CliError:
+        if _share_call(lambda: share_groups.describe(client, group, args), f"describe group {group!r}"):
+            return
+        raise
     if args.state:
         node = description.coordinator
         print(_table(["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],
@@ -166,15 +203,19 @@ def _describe(client, group: str, args) -> None:
 
 
 def _members_table(group: str, description, verbose: bool) -> str:
-    headers = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + (["ASSIGNMENT"] if verbose else [])
+    consumer = _type(description) == "Consumer"  # KIP-848: the broker's target, reached member by member
+    extra = (["CURRENT-ASSIGNMENT", "TARGET-ASSIGNMENT"] if consumer else ["ASSIGNMENT"]) if verbose else []
     rows = []
     for m in sorted(description.members, key=lambda m: m.member_id):
         tps = m.assignment.topic_partitions
         row = [group, m.member_id, m.host, m.client_id, len(tps)]
         if verbose:
             row.append(_compact(tps) or "-")
+        if verbose and consumer:
+            target = m.target_assignment.topic_partitions if m.target_assignment else []
+            row.append(_compact(target) or "-")
         rows.append(row)
-    return _table(headers, rows)
+    return _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + extra, rows)
 
 
 def _compact(tps) -> str:
@@ -214,11 +255,13 @@ def _require_inactive(client, group: str, verb: str) -> None:
 
 
 def _reset(client, group: str, args) -> None:
-    if not any((args.to_earliest, args.to_latest, args.to_offset is not None, args.to_datetime)):
-        raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N or --to-datetime.")
+    if not any((args.to_earliest, args.to_latest, args.to_offset is not None, args.shift_by is not None,
+                args.to_datetime)):
+        raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N, --shift-by N "
+                       "or --to-datetime.")
     _require_inactive(client, group, "reset the offsets of")
     partitions = _partitions_to_reset(client, group, args)
-    targets = _targets(client, partitions, args)
+    targets = _targets(client, group, partitions, args)
     print(_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], [[group, t, p, o] for (t, p),
                                                                  o in sorted(targets.items())]))
     if not args.execute:
@@ -251,8 +294,8 @@ def _partitions_to_reset(client, group: str, args) -> list[tuple[str, int]]:
 
 
 def _partition_ids(client, topic: str) -> list[int]:
-    try:
-        metadata = client.list_topics(topic=topic, timeout=TIMEOUT)
+    try:  # metadata of every topic: asking for one by name may create it where auto-creation is on
+        metadata = client.list_topics(timeout=TIMEOUT)
     except Exception as e:  # noqa: BLE001
         raise CliError(f"Could not read the metadata of {topic!r}: {describe_client_error(e)}") from None
     info = metadata.topics.get(topic)
@@ -261,7 +304,7 @@ def _partition_ids(client, topic: str) -> list[int]:
     return sorted(info.partitions)
 
 
-def _targets(client, partitions, args) -> dict[tuple[str, int], int]:
+def _targets(client, group: str, partitions, args) -> dict[tuple[str, int], int]:
     from confluent_kafka.admin import OffsetSpec
     earliest = _offsets(client, partitions, OffsetSpec.earliest())
     latest = _offsets(client, partitions, OffsetSpec.latest())
@@ -271,6 +314,13 @@ def _targets(client, partitions, args) -> dict[tuple[str, int], int]:
         return latest
     if args.to_offset is not None:  # kept inside the log, as Kafka's tool does
         return {tp: min(max(args.to_offset, earliest[tp]), latest[tp]) for tp in partitions}
+    if args.shift_by is not None:
+        current = _committed(client, group)
+        missing = [tp for tp in partitions if tp not in current]
+        if missing:
+            raise CliError(f"Cannot shift the offset of {missing[0][0]}-{missing[0][1]}: group {group!r} has no "
+                           "committed offset there. Use --to-offset, --to-earliest or --to-datetime for it.")
+        return {tp: min(max(current[tp] + args.shift_by, earliest[tp]), latest[tp]) for tp in partitions}
     found = _offsets(client, partitions, OffsetSpec.for_timestamp(_millis(args.to_datetime)))
     return {tp: found[tp] if found[tp] >= 0 else latest[tp] for tp in partitions}
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 import time
 
-from .common import add_bootstrap, fail, parse_pairs
+from .common import add_bootstrap, fail, parse_pairs, client_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +56,7 @@ def connect(args: argparse.Namespace):
     """A producer that has already reached the cluster, or a one-sentence failure."""
     from confluent_kafka import KafkaException, Producer
     problems: list[str] = []
-    conf = {"bootstrap.servers": args.bootstrap_server, "partitioner": "murmur2_random", "linger.ms": 5,
+    conf = {**client_settings(args.bootstrap_server), "partitioner": "murmur2_random", "linger.ms": 5,
             "log_level": 0, "error_cb": lambda err: problems.append(err.str())}
     conf.update(parse_pairs(args.producer_property, "--producer-property"))
     try:

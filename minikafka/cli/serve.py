@@ -19,9 +19,9 @@ from .common import parse_pairs  # noqa: E402
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minikafka serve", description="Run a Kafka-compatible broker.")
     p.add_argument("properties", nargs="?", help="a server.properties file (Kafka's format)")
-    p.add_argument("--host", help="address to listen on (default 127.0.0.1, or the file's PLAINTEXT listener)")
-    p.add_argument("--port", type=int, help="port of the first broker (default 9092, or the file's PLAINTEXT "
-                                            "listener; 0 = any free port)")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1, or the first of the file's listeners)")
+    p.add_argument("--port", type=int, help="port of the first broker (default 9092, or the first of the file's "
+                                            "listeners; 0 = any free port)")
     p.add_argument("--brokers", type=int, default=1, help="number of brokers, on consecutive ports")
     p.add_argument("--data-dir", help="where logs are kept (default ./.minikafka-data, or the file's log.dirs); "
                                       "several directories, comma-separated, are Kafka's log.dirs")
@@ -34,9 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
 # Settings of a Kafka server.properties for parts minikafka does not have: the KRaft quorum
 # (one process runs the controller), ZooKeeper, thread pools, socket buffers, fsync policy.
 # They are accepted, so Kafka's own file starts a broker, and named once at start-up.
+# (listeners, advertised.listeners, listener.security.protocol.map and controller.listener.names
+# go to the Cluster.)
 NOT_USED = frozenset({
-    "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers", "controller.listener.names",
-    "inter.broker.listener.name", "listener.security.protocol.map", "advertised.listeners",
+    "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+    "inter.broker.listener.name",
     "num.network.threads", "num.io.threads", "num.replica.fetchers", "background.threads",
     "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "socket.request.max.bytes",
     "num.recovery.threads.per.data.dir", "log.flush.interval.messages", "log.flush.interval.ms",
@@ -57,30 +59,14 @@ class Where:
 def from_server_properties(settings: dict[str, str]) -> Where:
     """Take what a Kafka server.properties says about the process out of ``settings``.
 
-    ``listeners`` gives the address (the PLAINTEXT one: minikafka speaks nothing else),
-    ``log.dirs`` (or ``log.dir``) the data directories (the first also holds the cluster
-    metadata, as Kafka's ``metadata.log.dir`` defaults to it), ``log.retention.hours`` and
-    ``log.retention.minutes`` become ``log.retention.ms`` as on Kafka (ms wins, then
-    minutes, then hours). What minikafka has no part for is removed and listed.
+    ``listeners`` stays in ``settings``: the Cluster opens one listener per entry (with
+    their security, ``minikafka.security.settings``). ``log.dirs`` (or ``log.dir``) gives
+    the data directories (the first also holds the cluster metadata, as Kafka's
+    ``metadata.log.dir`` defaults to it), ``log.retention.hours`` and ``log.retention.minutes`` become
+    ``log.retention.ms`` as on Kafka (ms wins, then minutes, then hours). What minikafka
+    has no part for is removed and listed.
     """
     where = Where()
-    listeners = settings.pop("listeners", "")
-    protocols = dict(pair.split(":", 1) for pair in _items(settings.get("listener.security.protocol.map", ""))
-                     if ":" in pair)
-    controller_names = set(_items(settings.get("controller.listener.names", "")))
-    for listener in _items(listeners):
-        name, _, address = listener.partition("://")
-        if name in controller_names:
-            continue
-        protocol = protocols.get(name, name)
-        if protocol != "PLAINTEXT":
-            raise ConfigError(f"listener {listener!r} uses {protocol}; minikafka speaks PLAINTEXT only, so give it "
-                              "a PLAINTEXT listener (for example listeners=PLAINTEXT://127.0.0.1:9092)")
-        host, _, port = address.rpartition(":")
-        if not port.isdigit():
-            raise ConfigError(f"listener {listener!r} has no port; write it as PLAINTEXT://127.0.0.1:9092")
-        where.host, where.port = host or "127.0.0.1", int(port)
-        break
     dirs = _items(settings.pop("log.dirs", "") or settings.pop("log.dir", ""))
     settings.pop("log.dir", None)
     if dirs:
@@ -100,6 +86,31 @@ def from_server_properties(settings: dict[str, str]) -> Where:
 
 def _items(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _move_first_listener(settings: dict, host: str | None, port: int | None) -> None:
+    """--host and --port move the first broker listener of the ``listeners`` setting (which is
+    then advertised where it listens: the file's advertised address was for the old place)."""
+    controllers = {n.upper() for n in _items(settings.get("controller.listener.names", ""))}
+    listeners = _items(settings["listeners"])
+    for i, listener in enumerate(listeners):
+        name, _, address = listener.partition("://")
+        if name.upper() not in controllers:
+            old_host, _, old_port = address.rpartition(":")
+            listeners[i] = f"{name}://{host if host is not None else old_host}:{port if port is not None else old_port}"
+            advertised = [a for a in _items(settings.get("advertised.listeners", ""))
+                          if a.partition("://")[0].upper() != name.upper()]
+            settings["advertised.listeners"] = ",".join(advertised)
+            break
+    settings["listeners"] = ",".join(listeners)
+
+
+def _listening(cluster) -> str:
+    """Where clients connect: the addresses, and each listener's name when there are several."""
+    specs = cluster.security.listeners
+    if len(specs) <= 1:
+        return cluster.bootstrap_servers
+    return ", ".join(f"{cluster.bootstrap_servers_of(s.name)} ({s.name})" for s in specs)
 
 
 def _first_node_id(settings: dict) -> int:
@@ -130,8 +141,12 @@ def main(argv: list[str]) -> int:
     settings.update(parse_pairs(args.config, "--config"))
     try:
         where = from_server_properties(settings)
-        host = args.host or where.host
-        port = where.port if args.port is None else args.port
+        if settings.get("listeners"):
+            if args.host is not None or args.port is not None:
+                _move_first_listener(settings, args.host, args.port)
+            host, port = "127.0.0.1", 0  # the listeners setting says where
+        else:
+            host, port = args.host or where.host, where.port if args.port is None else args.port
         data_dir = args.data_dir or where.data_dir
         if "," in data_dir:  # several log directories: Kafka's log.dirs
             settings["log.dirs"], data_dir = data_dir, _items(data_dir)[0]
@@ -143,14 +158,15 @@ def main(argv: list[str]) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"Error: cannot listen on {host}:{port} ({e.strerror}). "
+        where_to = settings.get("listeners") or f"{host}:{port}"
+        print(f"Error: cannot listen on {where_to} ({e.strerror}). "
               f"Is another broker running? Try --port 0 or another port.", file=sys.stderr)
         return 2
     stored = "in memory" if args.in_memory else f"data in {settings.get('log.dirs') or data_dir}"
     ids = ", ".join(map(str, cluster.node_ids))
     if where.not_used:
-        print(f"Not used by minikafka (one process, PLAINTEXT, its own controller): {', '.join(where.not_used)}.")
-    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {cluster.bootstrap_servers} ({stored}). "
+        print(f"Not used by minikafka (one process, its own controller): {', '.join(where.not_used)}.")
+    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {_listening(cluster)} ({stored}). "
           "Ctrl-C stops.",
           flush=True)
     cluster.serve_forever()

@@ -26,10 +26,12 @@ import time
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from . import offsets, replay
+from .consumer_protocol import ConsumerGroup, Heartbeat, HeartbeatResult
+from .consumer_protocol_coordinator import ConsumerGroups, settings_from
 from .group import Group, GroupSettings
 from .member import JoinRequest, JoinResult, SyncResult
 from .offsets import CommittedOffset
-from .states import STABLE, GroupState
+from .states import EMPTY, STABLE, GroupState
 
 log = logging.getLogger("minikafka.groups")
 
@@ -52,6 +54,7 @@ class GroupCoordinator:
         self.loaded: set[int] = set()  # __consumer_offsets partitions replayed into memory
         self.txn_offsets: dict[int, dict[int, list]] = {}  # partition -> producer id -> [(group, offset)]
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
+        self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist)
 
     def load_led_partitions(self) -> None:
         """At start-up: replay the __consumer_offsets partitions this broker leads."""
@@ -97,6 +100,10 @@ class GroupCoordinator:
         self._owned(group_id)
         if not group_id:
             raise KafkaError(ErrorCode.invalid_group_id, "A group id cannot be empty.")
+        if self.consumer_groups.active(group_id):
+            raise KafkaError(ErrorCode.inconsistent_group_protocol,
+                             f"Group {group_id!r} uses the consumer protocol (KIP-848); a JoinGroup cannot join it.")
+        self.consumer_groups.drop(group_id)
         fut = self._group(group_id).join(req, self.clock())
         self._ring()  # deadlines changed
         return await fut
@@ -145,10 +152,11 @@ class GroupCoordinator:
 
     # -- committed offsets --------------------------------------------------------------------
     async def commit(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
-                     commits: list[TopicPartitionOffset]) -> dict[tuple[str, int], ErrorCode]:
-        """OffsetCommit: check the member, write the records, then make them visible."""
+                     commits: list[TopicPartitionOffset], api_version: int = 9) -> dict[tuple[str, int], ErrorCode]:
+        """OffsetCommit: check the member (generation, or member epoch for a consumer-protocol
+        group), write the records, then make them visible."""
         index = self._owned(group_id)
-        group = self._committer(group_id, member_id, instance_id, generation_id)
+        group = self._committer(group_id, member_id, instance_id, generation_id, api_version)
         results, accepted = self._validate(commits)
         if accepted:
             await self._write(index, [(offsets.offset_key(group_id, t, p), offsets.offset_value(c)) for t, p,
@@ -156,11 +164,16 @@ class GroupCoordinator:
             group.offsets.update({(t, p): c for t, p, c in accepted})
         return results
 
-    def _committer(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> Group:
-        if group_id not in self.groups and generation_id >= 0:
+    def _committer(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
+                   api_version: int = 9) -> Group:
+        if group_id not in self.groups and group_id not in self.consumer_groups.groups and generation_id >= 0:
             raise KafkaError(ErrorCode.illegal_generation, f"Group {group_id!r} has no generation {generation_id}.")
         group = self._group(group_id)
-        group.check_commit(member_id, instance_id, generation_id, self.clock())
+        consumer = self.consumer_groups.get(group_id)
+        if consumer is not None:
+            consumer.check_commit(member_id, instance_id, generation_id, api_version)
+        else:
+            group.check_commit(member_id, instance_id, generation_id, self.clock())
         return group
 
     def _validate(self, commits: list[TopicPartitionOffset]):
@@ -189,10 +202,15 @@ class GroupCoordinator:
         except KafkaError as e:
             log.warning("could not write group %r to %s: %s", group_id, offsets.TOPIC, e)
 
-    def fetch(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool = False):
+    def fetch(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool = False,
+              member_id: str | None = None, member_epoch: int = -1):
         """OffsetFetch: (topic, partition, committed offset or None, error) for each partition asked,
-        or for every committed one when ``partitions`` is None."""
+        or for every committed one when ``partitions`` is None. v9 names the member of a
+        consumer-protocol group, whose epoch must be current (STALE_MEMBER_EPOCH)."""
         index = self._owned(group_id)
+        consumer = self.consumer_groups.get(group_id)
+        if consumer is not None:
+            consumer.check_fetch(member_id, member_epoch)
         group = self.groups.get(group_id)
         committed = group.offsets if group else {}
         wanted = sorted(committed) if partitions is None else partitions
@@ -207,7 +225,10 @@ class GroupCoordinator:
         """Offsets a transaction commits: written now, visible once its commit marker is."""
         index = self._owned(group_id)
         group = self._group(group_id)
-        if member_id or generation_id >= 0:
+        consumer = self.consumer_groups.get(group_id)
+        if consumer is not None and (member_id or generation_id >= 0):
+            consumer.check_commit(member_id, instance_id, generation_id, transactional=True)
+        elif member_id or generation_id >= 0:
             group.check_commit(member_id, instance_id, generation_id, self.clock())
         results, accepted = self._validate(commits)
         if accepted:
@@ -229,28 +250,65 @@ class GroupCoordinator:
                 _ in pending if g == group_id}
 
     # -- admin: ListGroups, DescribeGroups, DeleteGroups, OffsetDelete --------------------------
-    def list_groups(self, states: set[str] | None = None) -> list[Group]:
-        """Groups this broker coordinates; ``states`` filters by name, case-insensitively."""
-        wanted = {s.lower() for s in states or ()}
-        return [g for g in self.groups.values()
-                if self._leads(g.group_id) and (not wanted or str(g.state).lower() in wanted)]
+    def list_groups(self, states: set[str] | None = None, types: set[str] | None = None) -> list:
+        """Groups this broker coordinates, classic or consumer (KIP-848); ``states`` and ``types``
+        filter by name, case-insensitively."""
+        wanted, kinds = {s.lower() for s in states or ()}, {t.lower() for t in types or ()}
+        found: dict[str, Group | ConsumerGroup] = {**self.groups, **self.consumer_groups.groups}
+        return [g for g in found.values()
+                if self._leads(g.group_id) and (not wanted or str(g.state).lower() in wanted)
+                and (not kinds or g.group_type in kinds)]
 
     def _leads(self, group_id: str) -> bool:
         return self.topic.exists() and self.topic.leader(self.partition_of(group_id)) == self.node_id
 
     def describe(self, group_id: str) -> Group | None:
+        """DescribeGroups sees classic groups only: a consumer-protocol group is not one (None)."""
         self._owned(group_id)
-        return self.groups.get(group_id)
+        return None if group_id in self.consumer_groups.groups else self.groups.get(group_id)
+
+    # -- the consumer group protocol (KIP-848) ---------------------------------------------------
+    def consumer_heartbeat(self, group_id: str, hb: Heartbeat) -> HeartbeatResult:
+        """ConsumerGroupHeartbeat (see ``consumer_protocol``)."""
+        self._owned(group_id)
+        classic = self.groups.get(group_id)
+        result = self.consumer_groups.heartbeat(group_id, hb, self.clock(), len(classic.members) if classic else 0)
+        self._ring()  # session and rebalance deadlines moved
+        return result
+
+    def consumer_describe(self, group_id: str):
+        """ConsumerGroupDescribe: the consumer-protocol group, or GROUP_ID_NOT_FOUND."""
+        self._owned(group_id)
+        group = self.consumer_groups.get(group_id)
+        if group is None:
+            kind = "a classic group" if group_id in self.groups else "not found"
+            raise KafkaError(ErrorCode.group_id_not_found, f"Group {group_id} is {kind}, not a consumer group.")
+        return group
+
+    def _partition_counts(self) -> dict[str, int]:
+        return self.topic.partition_counts()
+
+    def _persist(self, group_id: str, key: bytes, value: bytes | None) -> None:
+        self._append(group_id, [(key, value)])
+
+    def _restore_other(self, key: bytes, value: bytes | None) -> None:
+        """Replay of a record that is not classic: a consumer group's takes its id from the classic side."""
+        group_id = self.consumer_groups.restore(key, value)
+        holder = self.groups.get(group_id) if group_id is not None and value is not None else None
+        if holder is not None:
+            holder.members, holder.static, holder.state = {}, {}, EMPTY
 
     def delete_group(self, group_id: str) -> None:
         """DeleteGroups of one group: only an Empty group; tombstones for it and its offsets."""
         self._owned(group_id)
-        group = self.groups.get(group_id)
+        consumer = self.consumer_groups.get(group_id)
+        group = self.groups.get(group_id) or (self._group(group_id) if consumer is not None else None)
         if group is None:
             raise KafkaError(ErrorCode.group_id_not_found, f"There is no group {group_id!r}.")
-        if not group.is_empty:
-            raise KafkaError(ErrorCode.non_empty_group,
-                             f"Group {group_id!r} has {len(group.members)} active member(s).")
+        members = len(consumer.members) if consumer is not None else len(group.members)
+        if members or not group.is_empty:
+            raise KafkaError(ErrorCode.non_empty_group, f"Group {group_id!r} has {members} active member(s).")
+        self.consumer_groups.drop(group_id)
         self._drop(group)
 
     def _drop(self, group: Group) -> None:
@@ -267,7 +325,8 @@ class GroupCoordinator:
             raise KafkaError(ErrorCode.group_id_not_found, f"There is no group {group_id!r}.")
         if not group.is_empty and group.protocol_type != "consumer":
             raise KafkaError(ErrorCode.non_empty_group)
-        subscribed = group.subscribed_topics()
+        consumer = self.consumer_groups.get(group_id)
+        subscribed = consumer.subscribed_topics() if consumer is not None else group.subscribed_topics()
         results = {tp: ErrorCode.group_subscribed_to_topic if tp[0] in subscribed else ErrorCode.none
                    for tp in partitions}
         gone = [tp for tp, code in results.items() if code == ErrorCode.none and tp in group.offsets]
@@ -283,13 +342,15 @@ class GroupCoordinator:
         now = now_ms() if now is None else now
         retention = self.config["offsets.retention.minutes"] * 60_000
         expired_count = 0
-        for group in [g for g in self.groups.values() if self._leads(g.group_id)]:
+        for group in [g for g in self.groups.values()
+                      if self._leads(g.group_id) and not self.consumer_groups.active(g.group_id)]:
             expired = [tp for tp, c in group.offsets.items() if self._expired(group, tp, c, now, retention)]
             for tp in expired:
                 del group.offsets[tp]
             if expired:
                 self._append(group.group_id, [(offsets.offset_key(group.group_id, t, p), None) for t, p in expired])
             if group.is_empty and not group.offsets and not group.pending:
+                self.consumer_groups.drop(group.group_id)
                 self._drop(group)
             expired_count += len(expired)
         return expired_count
@@ -307,7 +368,8 @@ class GroupCoordinator:
     # -- loading: replay a partition of __consumer_offsets ---------------------------------------
     def load(self, index: int) -> None:
         """Replay one partition of __consumer_offsets into memory (on becoming its leader)."""
-        self.txn_offsets[index] = replay.replay(self.topic.read(index), self._group, self._forget, self.clock())
+        self.txn_offsets[index] = replay.replay(self.topic.read(index), self._group, self._forget, self.clock(),
+                                                self._restore_other)
         self.loaded.add(index)
 
     def _forget(self, group_id: str) -> None:
@@ -322,6 +384,7 @@ class GroupCoordinator:
         for group in [g for g in self.groups.values() if self.partition_of(g.group_id) == index]:
             group.fail_all(ErrorCode.not_coordinator)
             del self.groups[group.group_id]
+        self.consumer_groups.unload(lambda group_id: self.partition_of(group_id) == index)
 
     def on_become_leader(self, part) -> None:
         """Broker hook: this broker now leads ``part``; a __consumer_offsets partition is replayed."""
@@ -334,9 +397,10 @@ class GroupCoordinator:
         now = self.clock() if now is None else now
         for group in list(self.groups.values()):
             group.tick(now)
+        self.consumer_groups.tick(now)
 
     def next_deadline(self) -> float | None:
-        deadlines = [g.next_deadline() for g in self.groups.values()]
+        deadlines = [g.next_deadline() for g in self.groups.values()] + [self.consumer_groups.next_deadline()]
         return min((d for d in deadlines if d is not None), default=None)
 
     async def run(self) -> None:

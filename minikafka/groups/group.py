@@ -54,6 +54,8 @@ def _settle(fut: asyncio.Future | None, result=None, error: ErrorCode | None = N
 
 
 class Group:
+    group_type = "classic"  # ListGroups v5 tells it apart from a consumer-protocol group (KIP-848)
+
     def __init__(self, group_id: str, settings: GroupSettings = GroupSettings()):
         self.group_id, self.settings = group_id, settings
         self.state: GroupState = EMPTY

@@ -81,6 +81,10 @@ class OffsetsTopic:
     def topic_exists(self, name: str) -> bool:
         return name in self.replicas.metadata.topics
 
+    def partition_counts(self) -> dict[str, int]:
+        """Every topic and its partition count (what server-side assignors divide, KIP-848)."""
+        return {name: len(t.partitions) for name, t in self.replicas.metadata.topics.items()}
+
     def append(self, index: int, entries: list[tuple[bytes, bytes | None]], producer_id: int = -1,
                producer_epoch: int = -1, transactional: bool = False) -> int:
         """Append one batch as leader; return the offset after it (what replication must reach)."""
@@ -108,6 +112,7 @@ class MemoryOffsetsTopic:
         self.logs: dict[int, list[Entry]] = {}
         self.leaders: dict[int, int] = {}
         self.topics = topics if topics is not None else set()
+        self.partitions: dict[str, int] = {}  # topic -> partition count (1 when not given)
         self.created = False
 
     def ensure(self) -> None:
@@ -121,6 +126,9 @@ class MemoryOffsetsTopic:
 
     def topic_exists(self, name: str) -> bool:
         return name in self.topics
+
+    def partition_counts(self) -> dict[str, int]:
+        return {name: self.partitions.get(name, 1) for name in self.topics}
 
     def append(self, index: int, entries, producer_id: int = -1, producer_epoch: int = -1,
                transactional: bool = False) -> int:

@@ -26,19 +26,26 @@ log = logging.getLogger("minikafka.groups")
 PendingTxnOffsets = dict[int, list]  # producer id -> [(group, topic, partition, CommittedOffset)]
 
 
+OtherRecord = Callable[[bytes, bytes | None], None]
+
+
 def replay(entries: Iterable, group_for: Callable[[str], Group], forget: Callable[[str], None],
-           now: float) -> PendingTxnOffsets:
-    """Apply one partition's records; return the transactional offsets still pending."""
+           now: float, other: OtherRecord | None = None) -> PendingTxnOffsets:
+    """Apply one partition's records; return the transactional offsets still pending.
+
+    ``other`` gets the records that are neither offsets nor classic groups (key version
+    3 and up: the consumer group protocol's, KIP-848), in log order.
+    """
     pending: dict[int, list] = {}
     for entry in entries:
         if entry.marker is not None:
             done = pending.pop(entry.producer_id, [])
             for key, value in done if entry.marker == records.CONTROL_COMMIT else []:
-                _apply_or_skip(key, value, group_for, forget, now)
+                _apply_or_skip(key, value, group_for, forget, now, other)
         elif entry.transactional:
             pending.setdefault(entry.producer_id, []).append((entry.key, entry.value))
         elif entry.key is not None:
-            _apply_or_skip(entry.key, entry.value, group_for, forget, now)
+            _apply_or_skip(entry.key, entry.value, group_for, forget, now, other)
     out: PendingTxnOffsets = {}
     for pid, kv in pending.items():
         for key, value in kv:
@@ -53,11 +60,12 @@ def replay(entries: Iterable, group_for: Callable[[str], Group], forget: Callabl
 UNREADABLE = (struct.error, ValueError, UnicodeDecodeError, IndexError, TypeError)
 
 
-def _apply_or_skip(key: bytes, value: bytes | None, group_for, forget, now: float) -> None:
+def _apply_or_skip(key: bytes, value: bytes | None, group_for, forget, now: float,
+                   other: OtherRecord | None = None) -> None:
     """A record that cannot be read is logged and skipped: one bad record must not keep
     a coordinator (and so the broker) from loading every other group."""
     try:
-        _apply(key, value, group_for, forget, now)
+        _apply(key, value, group_for, forget, now, other)
     except UNREADABLE as e:
         _skip(key, e)
 
@@ -71,7 +79,7 @@ def _txn_offset(key: bytes, value: bytes) -> tuple:
     return group_id, topic, partition, offsets.parse_offset_value(value)
 
 
-def _apply(key: bytes, value: bytes | None, group_for, forget, now: float) -> None:
+def _apply(key: bytes, value: bytes | None, group_for, forget, now: float, other: OtherRecord | None = None) -> None:
     kind, fields = offsets.parse_key(key)
     if kind == "offset":
         group_id, topic, partition = fields
@@ -83,6 +91,8 @@ def _apply(key: bytes, value: bytes | None, group_for, forget, now: float) -> No
         forget(fields[0])
     elif kind == "group" and value is not None:
         restore(group_for(fields[0]), offsets.parse_group_value(value), now)
+    elif kind == "unknown" and other is not None:
+        other(key, value)
 
 
 def snapshot(group: Group) -> offsets.GroupRecord:

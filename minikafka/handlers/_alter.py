@@ -3,15 +3,20 @@
 Topic changes take effect at once (the topic's settings object is shared by its
 partitions) and are saved with the cluster metadata. Broker changes are dynamic broker
 settings (KIP-226): for one broker (its id) or for all (""), only those Kafka lets change
-at run time, saved with the cluster metadata (``minikafka.dynamic_config``).
+at run time, saved with the cluster metadata (``minikafka.dynamic_config``). Group
+settings (a GROUP resource, KIP-848/KIP-932) are saved with the cluster metadata and read
+by the group's coordinator and share-partition leaders.
 """
 
 from __future__ import annotations
 
 from ..config import BROKER_SETTINGS, ConfigError, TOPIC_SETTINGS, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
+from ..share import configs as group_configs
+from ..security.acl import Operation
+from ._authorize import check_config_access
 
-TOPIC, BROKER = 2, 4
+TOPIC, BROKER, GROUP = 2, 4, 32
 BROKER_LOGGER = 8
 
 
@@ -28,6 +33,10 @@ def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only
                 topic.overrides.clear()
                 topic.overrides.update(parsed)
                 broker.metadata.topic_changed(topic)
+        elif resource_type == GROUP:
+            parsed = group_configs.validate(new_overrides, broker.config)
+            if not validate_only:
+                broker.metadata.set_group_configs(name, parsed)
         elif resource_type == BROKER:
             check_broker_name(ctx, name)
             broker.metadata.broker_configs.replace(name, new_overrides, validate_only)
@@ -48,6 +57,8 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
         return {k: str(v) for k, v in topic.overrides.items()}
     if resource_type == BROKER:
         return ctx.broker.metadata.broker_configs.strings(name)
+    if resource_type == GROUP:
+        return dict(ctx.broker.metadata.group_configs.get(name, {}))
     return {}
 
 
@@ -60,6 +71,7 @@ def check_broker_name(ctx, name: str) -> None:
 
 def result(ctx, res, fn) -> object:
     try:
+        check_config_access(ctx, res.resource_type, res.resource_name, Operation.ALTER_CONFIGS)
         fn()
         code, message = ErrorCode.none, None
     except KafkaError as e:

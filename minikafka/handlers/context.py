@@ -1,5 +1,10 @@
 """What a handler gets besides the decoded request: its broker's services, the caller,
-and the response classes of the negotiated version."""
+and the response classes of the negotiated version.
+
+The caller is a client host and, on a secured broker, a session (its listener and
+principal) and the authorizer, which a handler asks through ``allowed`` whether the
+principal may do an operation on a resource; with no authorizer everything is allowed.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from typing import Any
 
 from ..broker import Broker
 from ..protocol import codec
+from ..security.acl import Operation, ResourceType
+from ..security.authorizer import Authorizer
+from ..security.sasl import ANONYMOUS, Session
 
 
 @dataclass(slots=True)
@@ -17,6 +25,8 @@ class RequestContext:
     header: codec.RequestHeader
     client_host: str
     connection_id: int
+    session: Session | None = None
+    authorizer: Authorizer | None = None
 
     @property
     def api_version(self) -> int:
@@ -42,3 +52,29 @@ class RequestContext:
     def respond(self, **values: Any) -> Any:
         """Build the top-level response for this version."""
         return codec.make(codec.response_class(self.header.api_key, self.header.api_version), **values)
+
+    @property
+    def principal(self) -> str:
+        return self.session.principal if self.session is not None else ANONYMOUS
+
+    def allowed(self, operation: Operation, resource_type: ResourceType, name: str) -> bool:
+        """Whether this request's principal may do ``operation`` on the resource (ACLs)."""
+        if self.authorizer is None:
+            return True
+        return self.authorizer.authorize(self.principal, self.client_host, operation, resource_type, name)
+
+    def allowed_any(self, operation: Operation, resource_type: ResourceType) -> bool:
+        """Whether some resource of the type allows ``operation`` (KIP-679)."""
+        if self.authorizer is None:
+            return True
+        return self.authorizer.authorize_any(self.principal, self.client_host, operation, resource_type)
+
+    @property
+    def broker_endpoints(self) -> dict[int, tuple[str, int]]:
+        """The live brokers' addresses on the listener this request came in on."""
+        meta = self.broker.metadata
+        listener = self.session.listener if self.session is not None else None
+        if listener is None or listener not in meta.listener_endpoints:
+            return meta.brokers
+        on_listener = meta.listener_endpoints[listener]
+        return {i: on_listener[i] for i in meta.brokers if i in on_listener}

@@ -7,10 +7,13 @@ the course warns against it for keyed topics.
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 
 
 def _grow(ctx, t, validate_only: bool):
     try:
+        if not ctx.allowed(Operation.ALTER, ResourceType.TOPIC, t.name):
+            raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to alter topic {t.name!r}.")
         assignments = None if t.assignments is None else [list(a.broker_ids) for a in t.assignments]
         ctx.broker.add_partitions(t.name, t.count, validate_only, assignments)
         code, message = ErrorCode.none, None

@@ -11,6 +11,7 @@ import uuid
 
 from ..config import SOURCE_CODES, describe_topic
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 
 
 def _configs(ctx, name: str):
@@ -20,6 +21,9 @@ def _configs(ctx, name: str):
 
 
 def _create(ctx, t, validate_only: bool):
+    if not (ctx.allowed(Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+            or ctx.allowed(Operation.CREATE, ResourceType.TOPIC, t.name)):
+        raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to create topic {t.name!r}.")
     assignment = {a.partition_index: list(a.broker_ids) for a in t.assignments} or None
     if assignment and (t.num_partitions != -1 or t.replication_factor != -1):
         raise KafkaError(ErrorCode.invalid_request,
@@ -35,9 +39,11 @@ def _result(ctx, t, validate_only: bool):
         return ctx.make("CreatableTopicResult", name=t.name, error_code=e.code, error_message=e.message,
                         topic_id=uuid.UUID(int=0), topic_config_error_code=0, num_partitions=-1, replication_factor=-1,
                         configs=None)
-    configs = None if validate_only or not ctx.has("CreatableTopicConfigs") else _configs(ctx, t.name)
+    described = ctx.allowed(Operation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name)
+    configs = None if validate_only or not described or not ctx.has("CreatableTopicConfigs") else _configs(ctx, t.name)
     return ctx.make("CreatableTopicResult", name=t.name, error_code=ErrorCode.none, error_message=None,
-                    topic_id=uuid.UUID(topic.topic_id), topic_config_error_code=0, num_partitions=len(topic.partitions),
+                    topic_id=uuid.UUID(topic.topic_id), num_partitions=len(topic.partitions),
+                    topic_config_error_code=ErrorCode.none if described else ErrorCode.topic_authorization_failed,
                     replication_factor=len(topic.partitions[0].replicas), configs=configs)
 
 

@@ -8,11 +8,14 @@ them for good. An unknown group answers GROUP_ID_NOT_FOUND.
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
 
 def _delete(ctx, group_id: str) -> ErrorCode:
     try:
+        if not ctx.allowed(Operation.DELETE, ResourceType.GROUP, group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         coordinator(ctx).delete_group(group_id)
     except KafkaError as e:
         return e.code

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
+from ..security.acl import Operation, ResourceType
 
 
 def _delete(ctx, topic: str, p):
     try:
+        if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, topic):
+            raise KafkaError(ErrorCode.topic_authorization_failed)
         if topic in INTERNAL_TOPICS:  # it would erase committed offsets or transaction states
             raise KafkaError(ErrorCode.invalid_topic_exception, f"Cannot delete records of internal topic {topic}.")
         part = ctx.broker.leader_replica(topic, p.partition_index)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..protocol import codec
+from ..security.acl import Operation, ResourceType
 from ._topic_ids import ZERO, id_of, name_of
 
 API_KEY, IDS_SINCE = 20, 6
@@ -40,6 +41,8 @@ def _delete(ctx, state):
     try:
         name = _name(ctx, state)
         topic_id = id_of(ctx, name)
+        if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, name):
+            raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to delete topic {name!r}.")
         if not broker.config["delete.topic.enable"]:
             raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
         if name in INTERNAL_TOPICS:

@@ -1,4 +1,4 @@
-"""DescribeConfigs: a topic's or broker's settings with their source and synonyms.
+"""DescribeConfigs: a topic's, broker's or group's settings with their source and synonyms.
 
 Answers come from the settings table in ``minikafka.config``: every entry has a value,
 where it comes from (topic override, a broker's dynamic setting, the cluster-wide dynamic
@@ -15,13 +15,17 @@ from __future__ import annotations
 from .. import loggers
 from ..config import SOURCE_CODES, TYPE_CODES, ConfigEntry, Setting, describe_broker, describe_topic
 from ..errors import ErrorCode, KafkaError
+from ..share.configs import GroupConfig
+from ..security.acl import Operation
+from ._authorize import check_config_access
 
-TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 _LOGGER = Setting("logger", "string", "INFO", "A logger of this broker and its level.")
 
 
 def _entries(ctx, res):
     broker = ctx.broker
+    check_config_access(ctx, res.resource_type, res.resource_name, Operation.DESCRIBE_CONFIGS)
     if res.resource_type == TOPIC:
         if res.resource_name not in broker.metadata.topics:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {res.resource_name!r} does not exist.")
@@ -37,6 +41,8 @@ def _entries(ctx, res):
             raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name!r}.")
         return [ConfigEntry(name, level, "DYNAMIC_BROKER_LOGGER_CONFIG", _LOGGER)
                 for name, level in loggers.levels().items()]
+    if res.resource_type == GROUP:  # a group's settings (KIP-932's share.*), set or not
+        return GroupConfig(broker.config, broker.metadata.group_configs.get(res.resource_name)).describe()
     raise KafkaError(ErrorCode.invalid_request, f"Resource type {res.resource_type} has no settings here.")
 
 

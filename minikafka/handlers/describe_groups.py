@@ -4,18 +4,16 @@ As in Kafka, members' subscription metadata and assignments are only given while
 group is Stable (during a rebalance they are about to change); the member list is
 always given. An unknown group is described as Dead with no error, and from v6 with
 GROUP_ID_NOT_FOUND (KIP-1043). From v3 a client may ask for its authorized operations
-(KIP-430): all of them, as there are no ACLs.
+(KIP-430), which the ACLs decide (all, without an authorizer).
 """
 
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
 from ..groups.states import STABLE
+from ..security.acl import Operation, ResourceType
+from ._authorize import NOT_REQUESTED, authorized_operations
 from ._groups import coordinator
-
-NOT_REQUESTED = -(2**31)
-# READ, DELETE, DESCRIBE: the operations Kafka's ACLs know for a group.
-ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
 def _member(ctx, group, m):
@@ -26,8 +24,11 @@ def _member(ctx, group, m):
                     member_assignment=m.assignment if stable else b"")
 
 
-def _described(ctx, group_id: str, operations: int):
+def _described(ctx, group_id: str, wants_operations: bool):
+    operations = authorized_operations(ctx, ResourceType.GROUP, group_id) if wants_operations else NOT_REQUESTED
     try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         group = coordinator(ctx).describe(group_id)
     except KafkaError as e:
         return ctx.make("DescribedGroup", error_code=e.code, group_id=group_id, group_state="", protocol_type="",
@@ -47,5 +48,5 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    operations = ALL_GROUP_OPERATIONS if request.include_authorized_operations else NOT_REQUESTED
-    return ctx.respond(groups=tuple(_described(ctx, g, operations) for g in request.groups))
+    wants = request.include_authorized_operations
+    return ctx.respond(groups=tuple(_described(ctx, g, wants) for g in request.groups))

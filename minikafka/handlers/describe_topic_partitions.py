@@ -7,6 +7,8 @@ partition with its leader, epoch, replicas, ISR and offline replicas, and at mos
 ``max.request.partition.size.limit``). When more remain, ``NextCursor`` names the topic
 and partition to start from in the next request. Eligible leader replicas (KIP-966's ELR)
 are not kept by minikafka, so those lists are empty, as on a Kafka cluster without ELR.
+Topics the principal may not DESCRIBE are left out of "all topics", and named ones are
+answered TOPIC_AUTHORIZATION_FAILED at the end, without their id, as Kafka does.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import uuid
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import check_topic_name
+from ..security.acl import Operation, ResourceType
 
 MAX_PARTITIONS = 2000  # max.request.partition.size.limit
 
@@ -57,7 +60,9 @@ async def handle(ctx, request):
         invalid = ErrorCode.invalid_request
         return ctx.respond(topics=tuple(_topic(ctx, t.name, invalid) for t in request.topics), next_cursor=None)
     remaining, topics, next_cursor = min(request.response_partition_limit, MAX_PARTITIONS), [], None
-    for name in _names(ctx, request):
+    names = _names(ctx, request)
+    denied = [n for n in names if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, n)]
+    for name in (n for n in names if n not in denied):
         if remaining <= 0:
             next_cursor = ctx.make("Cursor", topic_name=name, partition_index=0)
             break
@@ -74,4 +79,6 @@ async def handle(ctx, request):
         if first + len(page) < len(info.partitions):
             next_cursor = ctx.make("Cursor", topic_name=name, partition_index=first + len(page))
             break
+    if not every:
+        topics += [_topic(ctx, n, ErrorCode.topic_authorization_failed) for n in denied]
     return ctx.respond(topics=tuple(topics), next_cursor=next_cursor)

@@ -7,11 +7,17 @@ negotiated version and lifts it to the newest version's class (fields an old ver
 lacks take Kafka's schema defaults, so a handler reads one typed request and probes no
 attributes), applies the broker's injected faults (``minikafka.faults``) once
 for every API, and calls the API's handler module (``handle(ctx, request)``).
+
+On a secured broker two gates come first, also once for every API: a connection of a
+SASL listener must authenticate before anything else (``security.sasl``), and the
+request-wide ACL checks of ``_authorize`` answer a denied request with its error
+(per-topic and per-group checks live in each handler, as in Kafka's KafkaApis).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import importlib
 from functools import lru_cache
@@ -22,6 +28,9 @@ from ..errors import ErrorCode
 from ..faults import DropConnection, Faults
 from ..protocol import codec
 from ..protocol.apis import API_TABLE, BY_KEY
+from ..security.authorizer import Authorizer
+from ..security.sasl import Session, Verdict
+from . import _authorize
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
 
@@ -59,19 +68,39 @@ def _error_response(ctx: RequestContext, request: object, code: ErrorCode) -> ob
     return codec.empty(codec.response_class(ctx.header.api_key, ctx.api_version), error_code=code)
 
 
-class RequestDispatcher:
-    def __init__(self, broker: Broker):
-        self.broker = broker
-        self.faults = Faults(can_inject_error)
+def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -> ErrorCode | None:
+    """ILLEGAL_SASL_STATE when the request must be refused (and the connection closed after),
+    DropConnection when it must be closed at once, None when the request may go on."""
+    if session is None or session.sasl is None:
+        return None
+    verdict = session.sasl.admit(api_key, version_supported)
+    name = BY_KEY[api_key].name if api_key in BY_KEY else f"API key {api_key}"
+    if verdict is Verdict.CLOSE:
+        raise DropConnection(f"unexpected {name} request during SASL handshake ({session.sasl.state.value})")
+    if verdict is Verdict.REFUSE:
+        session.close_after(f"unexpected {name} request during SASL authentication")
+        return ErrorCode.illegal_sasl_state
+    return None
 
-    async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0) -> bytes | None:
+
+class RequestDispatcher:
+    def __init__(self, broker: Broker, authorizer: Authorizer | None = None):
+        self.broker = broker
+        self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
+        self.faults = Faults(can_inject_error)
+        self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
+
+    async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
+                           session: Session | None = None) -> bytes | None:
         """Answer one request frame (without its size prefix); None when no answer is due (acks=0).
 
         Raises codec.MalformedRequest when the connection must be closed: unknown API,
-        unsupported version (other than ApiVersions), undecodable bytes.
+        unsupported version (other than ApiVersions), undecodable bytes; DropConnection
+        for a request a SASL listener does not accept before authentication.
         """
         api_key, version, correlation_id = codec.peek_api(frame)
         api = BY_KEY.get(api_key)
+        refused = _sasl_gate(session, api_key, api is not None and api.supports(version))
         if api is None:
             raise codec.MalformedRequest(f"unknown API key {api_key}")
         if not api.supports(version):
@@ -81,9 +110,14 @@ class RequestDispatcher:
                                          f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
         request = _upgrade(api_key, decoded)
-        ctx = RequestContext(self.broker, header, client_host, connection_id)
-        injected = self.faults.take_error(api_key)
-        if injected is not None:
+        ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
+        self.requests[(api.name, ctx.client_id)] += 1
+        injected = self.faults.take_error(api_key) if refused is None else None
+        if injected is None and refused is None and self.authorizer is not None:
+            injected = _authorize.refusal(ctx, request)
+        if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
+            response = codec.empty(codec.response_class(api_key, version), error_code=refused)
+        elif injected is not None:
             response = _error_response(ctx, request, injected)
         else:
             response = await handler_module(api_key).handle(ctx, request)

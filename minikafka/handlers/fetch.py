@@ -6,6 +6,12 @@ up to the high watermark (``read_uncommitted``) or the last stable offset
 their records). When less than ``min_bytes`` is available the request waits up to
 ``max_wait`` for new data: this long poll is what lets consumers idle cheaply. From
 v13 topics are named by id (KIP-516); an unknown id is UNKNOWN_TOPIC_ID.
+
+Fetch from the closest replica (KIP-392): from v11 a consumer says its rack
+(``rack_id``) and may fetch from a follower, which serves up to its own high watermark.
+With ``replica.selector.class`` set to the rack-aware selector, a leader answers a
+consumer from another rack with no records and ``preferred_read_replica``: the follower
+in the consumer's rack (``replica.selector``).
 """
 
 from __future__ import annotations
@@ -14,20 +20,24 @@ import asyncio
 import time
 
 from ..errors import ErrorCode, KafkaError
+from ..replica.selector import NO_PREFERENCE, preferred_read_replica
+from ..security.acl import Operation, ResourceType
 from ._topic_ids import id_of, name_of, upgrade_within
 
 READ_COMMITTED = 1
+FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
 upgrade = upgrade_within(1, 13)  # v13+ name topics by id
 
 
 class _Slot:
     """One requested partition: where to read, and what was read."""
 
-    __slots__ = ("topic", "req", "part", "error", "records", "aborted")
+    __slots__ = ("topic", "req", "part", "error", "records", "aborted", "preferred")
 
     def __init__(self, topic, req):
         self.topic, self.req, self.part = topic, req, None
         self.error, self.records, self.aborted = ErrorCode.none, b"", None
+        self.preferred = NO_PREFERENCE
 
 
 def _slots(ctx, request) -> list[_Slot]:
@@ -37,22 +47,28 @@ def _slots(ctx, request) -> list[_Slot]:
     return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
 
 
-def _resolve(broker, slots):
+def _resolve(ctx, slots, request):
+    broker, followers_too = ctx.broker, ctx.api_version >= FOLLOWER_FETCH_SINCE
     for s in slots:
-        if s.topic is None:
-            s.error = ErrorCode.unknown_topic_id
-            continue
         try:
             s.part = broker.leader_replica(s.topic, s.req.partition)
         except KafkaError as e:
-            s.error = e.code
+            local = broker.local_replica(s.topic, s.req.partition) if followers_too else None
+            if local is None or e.code != ErrorCode.not_leader_or_follower:
+                s.error = e.code
+                continue
+            s.part = local  # a follower serves consumers up to its high watermark
+        if s.part.is_leader and followers_too:
+            s.preferred = preferred_read_replica(broker.config["replica.selector.class"], s.part,
+                                                 request.rack_id or "", s.req.fetch_offset, broker.metadata.racks,
+                                                 broker.metadata.brokers)
 
 
 def _read_all(slots, request) -> int:
     budget, total = request.max_bytes, 0
     committed = request.isolation_level == READ_COMMITTED
     for s in slots:
-        if s.part is None or s.error != ErrorCode.none:
+        if s.part is None or s.error != ErrorCode.none or s.preferred != NO_PREFERENCE:
             continue
         try:
             limit = min(s.req.partition_max_bytes, max(budget - total, 0)) if total else s.req.partition_max_bytes
@@ -85,7 +101,7 @@ def _partition_data(ctx, s, committed: bool):
                     last_stable_offset=p.last_stable_offset if p else -1,
                     log_start_offset=p.log_start_offset if p else -1,
                     aborted_transactions=aborted if committed else None,
-                    preferred_read_replica=-1, records=s.records)
+                    preferred_read_replica=s.preferred, records=s.records)
 
 
 def _respond(ctx, request, slots, committed: bool):
@@ -108,14 +124,20 @@ def error_response(ctx, request, code: ErrorCode):
 
 
 async def handle(ctx, request):
-    # Followers replicate in-process (minikafka.replication), so every Fetch here is a consumer's.
+    # Followers replicate in-process (replica.fetcher), so every Fetch here is a consumer's.
     slots = _slots(ctx, request)
-    _resolve(ctx.broker, slots)
+    for s in slots:
+        if s.topic is None:
+            s.error = ErrorCode.unknown_topic_id
+        elif not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
+            s.error = ErrorCode.topic_authorization_failed
+    _resolve(ctx, [s for s in slots if s.error == ErrorCode.none], request)
     deadline = time.monotonic() + request.max_wait.total_seconds()
     while True:
         got = _read_all(slots, request)
         remaining = deadline - time.monotonic()
-        if got >= request.min_bytes or remaining <= 0 or any(s.error != ErrorCode.none for s in slots):
+        if (got >= request.min_bytes or remaining <= 0
+                or any(s.error != ErrorCode.none or s.preferred != NO_PREFERENCE for s in slots)):
             break
         await _wait_for_data(slots, remaining)
     return _respond(ctx, request, slots, request.isolation_level == READ_COMMITTED)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
 API_KEY, BATCHED_SINCE = 10, 4
@@ -25,6 +26,14 @@ def upgrade(decoded, latest: type):
     return codec.make(latest, key_type=single.key_type, coordinator_keys=(single.key,))
 
 
+def _authorize(ctx, key: str, key_type: int) -> None:
+    """DESCRIBE on the group or transactional id, as Kafka asks before it answers."""
+    if key_type == TRANSACTION and not ctx.allowed(Operation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
+        raise KafkaError(ErrorCode.transactional_id_authorization_failed)
+    if key_type == GROUP and not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, key):
+        raise KafkaError(ErrorCode.group_authorization_failed)
+
+
 def _leader(ctx, key: str, key_type: int) -> int:
     if key_type == GROUP:
         return coordinator(ctx).coordinator_id(key)
@@ -37,8 +46,9 @@ def _leader(ctx, key: str, key_type: int) -> int:
 def _find(ctx, key: str, key_type: int) -> tuple[int, str, int, ErrorCode, str | None]:
     """(node id, host, port, error, message) of ``key``'s coordinator."""
     try:
+        _authorize(ctx, key, key_type)
         leader = _leader(ctx, key, key_type)
-        address = ctx.broker.metadata.brokers.get(leader)
+        address = ctx.broker_endpoints.get(leader)
         if address is None:
             raise KafkaError(ErrorCode.coordinator_not_available,
                              f"The coordinator of {key!r} (broker {leader}) is not available right now.")

@@ -5,7 +5,7 @@ rebalance timeout passed). The leader's answer carries every member's subscripti
 metadata, for the client-side assignor; followers get an empty member list. From v4
 a first join with an empty member id is answered MEMBER_ID_REQUIRED with a fresh id
 to join again with (KIP-394). v0 has no rebalance timeout: the session timeout
-serves as both, as in Kafka.
+serves as both, as in Kafka. The id of a share group is INCONSISTENT_GROUP_PROTOCOL.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def _error(ctx, code: ErrorCode, member_id: str = ""):
 
 
 async def handle(ctx, request):
+    if ctx.broker.share_groups.is_share_group(request.group_id):  # one group id, one type of group (KIP-932)
+        return _error(ctx, ErrorCode.inconsistent_group_protocol, request.member_id)
     try:
         result = await coordinator(ctx).join(request.group_id, _join_request(ctx, request))
     except MemberIdRequired as e:

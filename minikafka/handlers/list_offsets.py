@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 
@@ -47,6 +48,8 @@ def _max_timestamp(part) -> tuple[int, int]:
 
 def _partition(ctx, topic: str, p, committed: bool):
     try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, topic):
+            raise KafkaError(ErrorCode.topic_authorization_failed)
         part = ctx.broker.leader_replica(topic, p.partition_index)
         ts, offset = _lookup(part, p.timestamp, committed)
         code, epoch = ErrorCode.none, part.leader_epoch

@@ -11,6 +11,8 @@ import uuid
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import TopicInfo, check_topic_name
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from ._authorize import NOT_REQUESTED, authorized_operations
 
 
 def _partition(ctx, p, live):
@@ -23,11 +25,13 @@ def _partition(ctx, p, live):
                     offline_replicas=offline)
 
 
-def _topic(ctx, topic: TopicInfo):
-    live = ctx.broker.metadata.brokers
+def _topic(ctx, topic: TopicInfo, with_operations: bool = False):
+    live = ctx.broker_endpoints
+    operations = authorized_operations(ctx, ResourceType.TOPIC, topic.name) if with_operations else NOT_REQUESTED
     return ctx.make("MetadataResponseTopic", error_code=ErrorCode.none, name=topic.name,
                     topic_id=uuid.UUID(topic.topic_id), is_internal=topic.internal,
-                    partitions=tuple(_partition(ctx, p, live) for p in topic.partitions))
+                    partitions=tuple(_partition(ctx, p, live) for p in topic.partitions),
+                    topic_authorized_operations=operations)
 
 
 def _missing(ctx, name, code: ErrorCode):
@@ -35,13 +39,17 @@ def _missing(ctx, name, code: ErrorCode):
                     is_internal=False, partitions=())
 
 
-def _lookup(ctx, name: str, auto_create: bool):
+def _lookup(ctx, name: str, auto_create: bool, with_operations: bool = False):
     broker = ctx.broker
     try:
         check_topic_name(name)
     except KafkaError as e:
         return _missing(ctx, name, e.code)
+    if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, name):
+        return _missing(ctx, name, ErrorCode.topic_authorization_failed)
     topic = broker.metadata.topics.get(name)
+    if topic is None and auto_create and not _may_create(ctx, name):
+        return _missing(ctx, name, ErrorCode.topic_authorization_failed)
     if topic is None and auto_create:
         try:
             topic = broker.auto_create(name)
@@ -49,7 +57,13 @@ def _lookup(ctx, name: str, auto_create: bool):
             return _missing(ctx, name, e.code)
     if topic is None:
         return _missing(ctx, name, ErrorCode.unknown_topic_or_partition)
-    return _topic(ctx, topic)
+    return _topic(ctx, topic, with_operations)
+
+
+def _may_create(ctx, name: str) -> bool:
+    """Auto-creation needs CREATE on the cluster or on the topic, as a CreateTopics request would."""
+    return (ctx.allowed(Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+            or ctx.allowed(Operation.CREATE, ResourceType.TOPIC, name))
 
 
 def _requested_names(ctx, request) -> list[str] | None:
@@ -66,12 +80,22 @@ def _requested_names(ctx, request) -> list[str] | None:
     return names
 
 
+def _cluster_operations(ctx) -> int:
+    """v8-10's cluster_authorized_operations (KIP-430), for a principal that may DESCRIBE the
+    cluster. The newest request no longer has the flag that asks for them, so they are given
+    whenever that version is used."""
+    if ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        return authorized_operations(ctx, ResourceType.CLUSTER)
+    return NOT_REQUESTED
+
+
 def _respond(ctx, topics):
     meta = ctx.broker.metadata
-    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=None)
-                    for i, (h, p) in sorted(meta.brokers.items()))
+    brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=meta.racks.get(i))
+                    for i, (h, p) in sorted(ctx.broker_endpoints.items()))
+    operations = _cluster_operations(ctx) if 8 <= ctx.api_version <= 10 else NOT_REQUESTED
     return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
-                       topics=topics, error_code=ErrorCode.none)
+                       topics=topics, cluster_authorized_operations=operations, error_code=ErrorCode.none)
 
 
 def error_response(ctx, request, code: ErrorCode):
@@ -83,9 +107,12 @@ def error_response(ctx, request, code: ErrorCode):
 async def handle(ctx, request):
     meta = ctx.broker.metadata
     names = _requested_names(ctx, request)
+    ops = request.include_topic_authorized_operations
     if names is None or (ctx.api_version == 0 and not names):  # v0: empty list means all topics
-        topics = tuple(_topic(ctx, t) for t in meta.topics.values())
+        # topics the principal may not describe are left out, as Kafka does
+        topics = tuple(_topic(ctx, t, ops) for t in meta.topics.values()
+                       if ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t.name))
     else:
         auto = request.allow_auto_topic_creation
-        topics = tuple(_lookup(ctx, n, auto) for n in names)
+        topics = tuple(_lookup(ctx, n, auto, ops) for n in names)
     return _respond(ctx, topics)

@@ -6,14 +6,19 @@ consumers), writes one record per partition to ``__consumer_offsets`` and answer
 the write is replicated. A group-level error (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
 REBALANCE_IN_PROGRESS, NOT_COORDINATOR...) is reported on every partition. v2-4 carry
 a retention time, which Kafka ignores since 2.1 (``offsets.retention.minutes`` rules).
+From v9 the generation is a member epoch for members of a consumer-protocol group
+(KIP-848): a commit at another epoch than the member's gets STALE_MEMBER_EPOCH.
 """
 
 from __future__ import annotations
 
-from ..errors import KafkaError
+from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ..groups.offsets import CommittedOffset
 from ..clock import now_ms
 from ._groups import coordinator
+
+READ, TOPIC = Operation.READ, ResourceType.TOPIC
 
 
 def _commits(request) -> list[tuple[str, int, CommittedOffset]]:
@@ -27,13 +32,12 @@ async def _results(ctx, request, commits) -> dict:
     try:
         return await coordinator(ctx).commit(
             request.group_id, request.member_id, request.group_instance_id,
-            request.generation_id_or_member_epoch, commits)
+            request.generation_id_or_member_epoch, commits, ctx.api_version)
     except KafkaError as e:
         return {(t, p): e.code for t, p, _ in commits}
 
 
-async def handle(ctx, request):
-    results = await _results(ctx, request, _commits(request))
+def _respond(ctx, request, results: dict):
     topics = tuple(
         ctx.make("OffsetCommitResponseTopic", name=t.name, partitions=tuple(
             ctx.make("OffsetCommitResponsePartition", partition_index=p.partition_index,
@@ -41,3 +45,16 @@ async def handle(ctx, request):
             for p in t.partitions))
         for t in request.topics)
     return ctx.respond(topics=topics)
+
+
+def error_response(ctx, request, code):
+    """Every partition fails with ``code`` (GROUP_AUTHORIZATION_FAILED, an injected fault)."""
+    return _respond(ctx, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
+
+
+async def handle(ctx, request):
+    commits = _commits(request)
+    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits if not ctx.allowed(READ, TOPIC, t)}
+    allowed = [c for c in commits if (c[0], c[1]) not in denied]  # Kafka commits those, answers the rest
+    results = await _results(ctx, request, allowed) if allowed else {}
+    return _respond(ctx, request, {**results, **denied})

@@ -8,15 +8,19 @@ members subscribes to (GROUP_SUBSCRIBED_TO_TOPIC otherwise). Group-level errors
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
 
 async def handle(ctx, request):
     wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
+    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p in wanted
+              if not ctx.allowed(Operation.READ, ResourceType.TOPIC, t)}
     try:
-        results = coordinator(ctx).delete_offsets(request.group_id, wanted)
+        results = coordinator(ctx).delete_offsets(request.group_id, [w for w in wanted if w not in denied])
     except KafkaError as e:
         return ctx.respond(error_code=e.code, topics=())
+    results = {**results, **denied}
     topics = tuple(
         ctx.make("OffsetDeleteResponseTopic", name=t.name, partitions=tuple(
             ctx.make("OffsetDeleteResponsePartition", partition_index=p.partition_index,

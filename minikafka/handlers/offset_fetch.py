@@ -4,8 +4,17 @@ A partition without a committed offset answers -1 with no error; the consumer th
 applies its ``auto.offset.reset``. From v2 a null topic list asks for every committed
 offset of the group (what ``kafka-consumer-groups --describe`` shows) and a
 group-level error code exists. v7 adds ``require_stable``: a partition with a
-transactional commit still pending answers UNSTABLE_OFFSET_COMMIT (KIP-447). v8+
-batches several groups; it is not advertised.
+transactional commit still pending answers UNSTABLE_OFFSET_COMMIT (KIP-447). v8 asks
+for several groups in one request, each with its own answer; v9 names the member and
+its member epoch (KIP-848), which must be current for a consumer-protocol group
+(STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID otherwise).
+
+With an authorizer, each group needs DESCRIBE (GROUP_AUTHORIZATION_FAILED for that group),
+and topics the principal may not DESCRIBE are left out of "all", or answered with
+TOPIC_AUTHORIZATION_FAILED when named, as Kafka's KafkaApis does.
+
+Requests before v8 are lifted to the v8+ shape (one group) by ``upgrade``, so the
+handler reads one shape; the answer takes the shape of the version asked.
 """
 
 from __future__ import annotations
@@ -13,32 +22,74 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..errors import ErrorCode, KafkaError
+from ..protocol import codec
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
-
-def _wanted(request) -> list[tuple[str, int]] | None:
-    if request.topics is None:
-        return None
-    return [(t.name, p) for t in request.topics for p in t.partition_indexes]
+GROUPS_SINCE = 8
 
 
-def _partition(ctx, index: int, committed, code):
-    return ctx.make("OffsetFetchResponsePartition", partition_index=index,
-                    committed_offset=committed.offset if committed else -1,
-                    committed_leader_epoch=committed.leader_epoch if committed else -1,
-                    metadata=committed.metadata if committed else "", error_code=code)
+def upgrade(decoded, latest):
+    """An old single-group request as the newest (batched) class."""
+    if hasattr(decoded, "groups"):
+        return codec.upgrade(decoded, latest)
+    module = codec.request_module(9, latest.__version__)
+    topics = None if decoded.topics is None else tuple(
+        module.OffsetFetchRequestTopics(name=t.name, partition_indexes=t.partition_indexes) for t in decoded.topics)
+    group = module.OffsetFetchRequestGroup(group_id=decoded.group_id, member_id=None, member_epoch=-1, topics=topics)
+    return latest(groups=(group,), require_stable=getattr(decoded, "require_stable", False))
+
+
+def _rows(ctx, group, require_stable: bool):
+    wanted = None if group.topics is None else [(t.name, p) for t in group.topics for p in t.partition_indexes]
+    try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
+        rows = coordinator(ctx).fetch(group.group_id, wanted, require_stable, group.member_id, group.member_epoch)
+        return _authorized(ctx, rows, wanted), ErrorCode.none
+    except KafkaError as e:
+        return [(t, p, None, e.code) for t, p in wanted or ()], e.code
+
+
+def _authorized(ctx, rows, wanted) -> list:
+    """Topics the principal may not DESCRIBE: left out of "all", TOPIC_AUTHORIZATION_FAILED when named."""
+    ok = {t: ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
+    if wanted is None:
+        return [r for r in rows if ok[r[0]]]
+    return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
+
+
+def _topics(ctx, rows, topic_class: str, partition_class: str):
+    by_topic = defaultdict(list)
+    for topic, index, committed, code in rows:
+        by_topic[topic].append(ctx.make(
+            partition_class, partition_index=index, committed_offset=committed.offset if committed else -1,
+            committed_leader_epoch=committed.leader_epoch if committed else -1,
+            metadata=committed.metadata if committed else "", error_code=code))
+    return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+
+
+def _answer(ctx, group, require_stable: bool):
+    rows, code = _rows(ctx, group, require_stable)
+    if ctx.api_version >= GROUPS_SINCE:
+        topics = () if code != ErrorCode.none else _topics(ctx, rows, "OffsetFetchResponseTopics",
+                                                           "OffsetFetchResponsePartitions")
+        return ctx.make("OffsetFetchResponseGroup", group_id=group.group_id, topics=topics, error_code=code)
+    if code != ErrorCode.none and ctx.api_version >= 2:
+        return ctx.respond(error_code=code, topics=())
+    return ctx.respond(error_code=ErrorCode.none,
+                       topics=_topics(ctx, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
 
 
 async def handle(ctx, request):
-    wanted = _wanted(request)
-    try:
-        rows = coordinator(ctx).fetch(request.group_id, wanted, request.require_stable)
-    except KafkaError as e:
-        if ctx.api_version >= 2:
-            return ctx.respond(error_code=e.code, topics=())
-        rows = [(t, p, None, e.code) for t, p in wanted or ()]
-    by_topic = defaultdict(list)
-    for topic, index, committed, code in rows:
-        by_topic[topic].append(_partition(ctx, index, committed, code))
-    topics = tuple(ctx.make("OffsetFetchResponseTopic", name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
-    return ctx.respond(error_code=ErrorCode.none, topics=topics)
+    if ctx.api_version >= GROUPS_SINCE:
+        return ctx.respond(groups=tuple(_answer(ctx, g, request.require_stable) for g in request.groups))
+    return _answer(ctx, request.groups[0], request.require_stable)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: the group-level error (per group from v8)."""
+    if ctx.api_version >= GROUPS_SINCE:
+        return ctx.respond(groups=tuple(ctx.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),
+                                                 error_code=code) for g in request.groups))
+    return codec.empty(codec.response_class(9, ctx.api_version), error_code=code)

@@ -19,6 +19,7 @@ from .. import records
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..replica.partition import InvalidRecords
+from ..security.acl import Operation, ResourceType
 from ..transactions.verification import verify_write
 from ._topic_ids import ZERO, name_of, upgrade_within
 
@@ -62,6 +63,8 @@ def error_response(ctx, request, code: ErrorCode):
 async def _produce_one(ctx, request, topic: str, data):
     broker = ctx.broker
     try:
+        if not ctx.allowed(Operation.WRITE, ResourceType.TOPIC, topic):
+            raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to write to topic {topic!r}.")
         if data.records is None:
             raise KafkaError(ErrorCode.corrupt_message, "The produce request carried no records.")
         if topic in INTERNAL_TOPICS:  # only the coordinators write there, never a client

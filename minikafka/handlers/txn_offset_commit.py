@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _txn
 from ..errors import ErrorCode, KafkaError
 from ..groups.offsets import CommittedOffset
+from ..security.acl import Operation, ResourceType
 from ..clock import now_ms
 from ..transactions.verification import verify_offset_commit
 from ._groups import coordinator
@@ -28,12 +29,7 @@ async def _results(ctx, request, commits) -> dict:
         return {(t, p): code for t, p, _ in commits}
 
 
-async def handle(ctx, request):
-    stamp = now_ms()
-    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
-                                                           p.committed_metadata or "", stamp))
-               for t in request.topics for p in t.partitions]
-    results = await _results(ctx, request, commits)
+def _respond(ctx, request, results: dict):
     topics = tuple(
         ctx.make("TxnOffsetCommitResponseTopic", name=t.name, partitions=tuple(
             ctx.make("TxnOffsetCommitResponsePartition", partition_index=p.partition_index,
@@ -41,3 +37,20 @@ async def handle(ctx, request):
             for p in t.partitions))
         for t in request.topics)
     return ctx.respond(topics=topics)
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """Every partition fails with ``code`` (an ACL refusal, an injected fault)."""
+    return _respond(ctx, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
+
+
+async def handle(ctx, request):
+    stamp = now_ms()
+    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
+                                                           p.committed_metadata or "", stamp))
+               for t in request.topics for p in t.partitions]
+    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits
+              if not ctx.allowed(Operation.READ, ResourceType.TOPIC, t)}
+    allowed = [c for c in commits if (c[0], c[1]) not in denied]
+    results = await _results(ctx, request, allowed) if allowed else {}
+    return _respond(ctx, request, {**results, **denied})

@@ -59,7 +59,7 @@ class LogDirs:
         for root in self.roots:
             self._check(root)
         if self.roots and len(self.offline) == len(self.roots):
-            raise OSError(f"none of the log directories can be used: {self._why()}")
+            raise ValueError(f"none of the log directories of log.dirs can be used: {self._why()}")
 
     def _check(self, root: Path) -> None:
         try:

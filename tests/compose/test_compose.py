@@ -24,7 +24,8 @@ from kafka_course import COMPOSE_SERVICES, ENV_VAR
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
 # Repositories checked to publish linux/amd64 and linux/arm64 images for the pinned tags.
-MULTI_ARCH = {"apache/kafka", "kafbat/kafka-ui", "rabbitmq", "nats", "postgres"}
+MULTI_ARCH = {"apache/kafka", "kafbat/kafka-ui", "rabbitmq", "nats", "postgres", "confluentinc/cp-schema-registry",
+              "confluentinc/cp-kafka-connect"}
 
 
 def compose_binary() -> Path | None:
@@ -187,7 +188,7 @@ def test_every_published_port_is_on_localhost_only():
 
 # -- the comparison servers (notebook 13) and PostgreSQL (notebook 12) ----------------------------------------
 def test_comparison_servers_only_with_their_profile(config):
-    assert not {"rabbitmq", "nats", "postgres"} & set(config["services"])
+    assert not {"rabbitmq", "nats", "postgres", "schema-registry", "connect"} & set(config["services"])
     comparison = resolved("comparison")["services"]
     assert {5672, 15672} <= set(published(comparison["rabbitmq"]))
     assert "management" in comparison["rabbitmq"]["image"]
@@ -203,3 +204,37 @@ def test_notebooks_look_for_the_servers_where_compose_publishes_them():
     for variable, (server, port) in expected.items():
         if variable not in os.environ:
             assert (server.host, server.port) == ("127.0.0.1", port)
+
+
+# -- the real Schema Registry and Kafka Connect (notebook 12), where the course's helpers look ------------------
+def test_the_ecosystem_profile_runs_the_real_registry_and_connect_as_the_course_expects():
+    import inspect
+
+    from kafka_course.ecosystem import services
+    from kafka_course.ecosystem.connect import worker
+    from kafka_course.ecosystem.connect.storage import ConnectTopics
+    services_ = resolved("ecosystem")["services"]
+    registry, connect = services_["schema-registry"], services_["connect"]
+    assert published(registry)[8081]["target"] == 8081 and published(connect)[8083]["target"] == 8083
+    assert env(registry)["SCHEMA_REGISTRY_KAFKASTORE_TOPIC"] == "_schemas"
+    internal = sorted(f"{name}:{listeners(env(s)['KAFKA_LISTENERS'])['INTERNAL'][1]}"
+                      for name, s in brokers(resolved()).values())
+    for bootstrap in (env(registry)["SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS"],
+                      env(connect)["CONNECT_BOOTSTRAP_SERVERS"]):
+        assert sorted(bootstrap.split(",")) == internal, "containers use the brokers' internal listeners"
+    settings = env(connect)
+    topics = inspect.signature(ConnectTopics).parameters
+    assert [settings[f"CONNECT_{k.upper()}_STORAGE_TOPIC"] for k in ("config", "offset", "status")] == [
+        topics["configs"].default, topics["offsets"].default, topics["status"].default]
+    assert settings["CONNECT_KEY_CONVERTER"] == worker.DEFAULTS["key.converter"]
+    assert settings["CONNECT_VALUE_CONVERTER"] == worker.DEFAULTS["value.converter"]
+    flush = inspect.signature(services.kafka_connect).parameters["offset_flush_interval_ms"].default
+    assert settings["CONNECT_OFFSET_FLUSH_INTERVAL_MS"] == str(flush), "the course's worker commits as often"
+    assert "/usr/share/filestream-connectors" in settings["CONNECT_PLUGIN_PATH"].split(",")
+    assert any("kafka-connect-jdbc" in part for part in connect["command"])
+    # what kafka_connect() tells a connector on the compose path must name what compose runs
+    source = inspect.getsource(services.kafka_connect)
+    assert "http://schema-registry:8081" in source and "jdbc:postgresql://postgres:5432/test" in source
+    [volume] = connect["volumes"]
+    assert volume["target"] == "/connect-files" and Path(volume["source"]) == REPO / "connect-files"
+    assert {"kafka-1", "kafka-2", "kafka-3", "postgres"} <= set(connect["depends_on"])

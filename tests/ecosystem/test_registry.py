@@ -1,11 +1,13 @@
-"""The schema registry's compatibility rules (JSON Schema) and its record framing."""
+"""The schema registry's compatibility rules for JSON Schema, Avro and Protobuf, without a network."""
 
 from __future__ import annotations
 
-import jsonschema
+import json
+
 import pytest
 
 from kafka_course.ecosystem import registry
+from kafka_course.ecosystem.schema_registry import formats
 
 V1 = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
       "required": ["id", "name"], "additionalProperties": False}
@@ -57,28 +59,65 @@ def test_transitive_levels_check_every_earlier_version():
         registry.compatibility_problems(V2, [V1], "SIDEWAYS")
 
 
-def test_registry_versions_ids_and_refusals():
-    schemas = registry.SchemaRegistry()
-    first = schemas.register("t-value", V1)
-    assert schemas.register("t-value", V1) == first  # the same schema is not a new version
-    second = schemas.register("t-value", V2)
-    assert (first.version, second.version, second.id) == (1, 2, 2)
-    with pytest.raises(registry.IncompatibleSchema) as refused:
-        schemas.register("t-value", {**V2, "required": ["id", "name", "email"]})
-    assert refused.value.problems and [v.version for v in schemas.versions("t-value")] == [1, 2]
-    schemas.set_compatibility("t-value", "NONE")
-    assert schemas.register("t-value", {"type": "string"}).version == 3
+# -- the same question for Avro and Protobuf, as the registry's formats module asks it --------------------
+def avro(fields, name="Customer"):
+    return formats.parse("AVRO", json.dumps({"type": "record", "name": name, "fields": fields}), {})
 
 
-def test_serializer_validates_and_frames_with_magic_byte_and_schema_id():
-    schemas = registry.SchemaRegistry()
-    entry = schemas.register("t-value", V1)
-    serialize = registry.JsonSchemaSerializer(schemas, "t-value")
-    framed = serialize({"id": 7, "name": "Eve"})
-    assert framed[0] == 0 and int.from_bytes(framed[1:5], "big") == entry.id
-    written_with, value = registry.JsonSchemaDeserializer(schemas)(framed)
-    assert written_with == entry and value == {"id": 7, "name": "Eve"}
-    with pytest.raises(jsonschema.ValidationError):
-        serialize({"id": "seven", "name": "Eve"})
-    with pytest.raises(ValueError):
-        registry.JsonSchemaDeserializer(schemas)(b"\x01" + framed[1:])
+def kinds(problems):
+    return [p.split("'")[1] for p in problems if p.startswith("{errorType:")]
+
+
+def test_avro_promotions_defaults_unions_and_enums():
+    ints = avro([{"name": "id", "type": "int"}])
+    longs = avro([{"name": "id", "type": "long"}])
+    assert formats.compatibility_problems(longs, [ints], "BACKWARD") == []  # int promotes to long
+    assert kinds(formats.compatibility_problems(longs, [ints], "FORWARD")) == ["TYPE_MISMATCH"]
+    added = avro([{"name": "id", "type": "int"}, {"name": "tag", "type": "string"}])
+    defaulted = avro([{"name": "id", "type": "int"}, {"name": "tag", "type": "string", "default": ""}])
+    assert kinds(formats.compatibility_problems(added, [ints], "BACKWARD")) == ["READER_FIELD_MISSING_DEFAULT_VALUE"]
+    assert formats.compatibility_problems(defaulted, [ints], "FULL") == []
+    optional = avro([{"name": "id", "type": ["null", "int"]}])
+    assert formats.compatibility_problems(optional, [ints], "BACKWARD") == []  # a reader union with the branch
+    assert kinds(formats.compatibility_problems(optional, [ints], "FORWARD")) == ["TYPE_MISMATCH"]  # null: no
+    colours = {"type": "enum", "name": "Colour", "symbols": ["RED", "GREEN"]}
+    fewer = avro([{"name": "c", "type": {**colours, "symbols": ["RED"]}}])
+    assert kinds(formats.compatibility_problems(fewer, [avro([{"name": "c", "type": colours}])], "BACKWARD")) == [
+        "MISSING_ENUM_SYMBOLS"]
+    assert kinds(formats.compatibility_problems(avro([{"name": "id", "type": "int"}], "Client"), [ints],
+                                                "BACKWARD")) == ["NAME_MISMATCH"]
+
+
+def test_avro_recursive_types_and_transitive_levels():
+    node = {"type": "record", "name": "Node", "fields": [{"name": "next", "type": ["null", "Node"], "default": None}]}
+    parsed = formats.parse("AVRO", json.dumps(node), {})
+    assert formats.compatibility_problems(parsed, [parsed], "FULL_TRANSITIVE") == []
+    v1 = avro([{"name": "id", "type": "int"}, {"name": "name", "type": "string"}])
+    v2 = avro([{"name": "id", "type": "int"}])
+    v3 = avro([{"name": "id", "type": "int"}, {"name": "name", "type": "int", "default": 0}])
+    assert formats.compatibility_problems(v3, [v1, v2], "FORWARD") == []  # v2 readers ignore the new field
+    assert kinds(formats.compatibility_problems(v3, [v1, v2], "FORWARD_TRANSITIVE")) == ["TYPE_MISMATCH"]  # v1's
+    with pytest.raises(formats.InvalidSchema):
+        formats.parse("AVRO", json.dumps({"type": "record", "name": "X", "fields": [{"name": "a", "type": "Nope"}]}),
+                      {})
+
+
+def test_protobuf_numbers_types_labels_and_messages():
+    base = 'syntax = "proto3"; package shop; message Order { int32 id = 1; string note = 2; Item item = 3; }\n' \
+           "message Item { string sku = 1; }"
+    v1 = formats.parse("PROTOBUF", base, {})
+
+    def changed(old, new):
+        return kinds(formats.compatibility_problems(formats.parse("PROTOBUF", base.replace(old, new), {}), [v1],
+                                                    "BACKWARD"))
+    assert changed("int32 id = 1", "int64 id = 1") == []  # same wire type
+    assert changed("string note = 2", "bytes note = 2") == []
+    assert changed("string note = 2", "double note = 2") == ["FIELD_SCALAR_KIND_CHANGED"]
+    assert changed("string note = 2", "repeated string note = 2") == ["FIELD_KIND_CHANGED"]
+    assert changed("string note = 2", "string remark = 2") == []  # names are not on the wire
+    assert changed("package shop", "package store") == ["PACKAGE_CHANGED"]
+    assert "MESSAGE_REMOVED" in changed("message Item { string sku = 1; }", "")
+    with pytest.raises(formats.InvalidSchema):
+        formats.parse("PROTOBUF", "message A { int32 a = 1; int32 b = 1; }", {})
+    with pytest.raises(formats.InvalidSchema):
+        formats.parse("PROTOBUF", 'import "other.proto"; message A { int32 a = 1; }', {})

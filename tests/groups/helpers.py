@@ -115,9 +115,13 @@ class ConfluentMember(threading.Thread):
     def __init__(self, bootstrap: str, group: str, topics: list[str], **config):
         super().__init__(daemon=True)
         from confluent_kafka import Consumer
-        settings = {"bootstrap.servers": bootstrap, "group.id": group, **CONFLUENT_GROUP, **config}
+        consumer_protocol = config.get("group.protocol") == "consumer"  # KIP-848: timeouts are the broker's
+        classic = {} if consumer_protocol else CONFLUENT_GROUP
+        settings = {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest", **classic,
+                    **config}
         self.consumer = Consumer(settings)
-        self.cooperative = "cooperative" in settings.get("partition.assignment.strategy", "")
+        self.cooperative = consumer_protocol or "cooperative" in settings.get("partition.assignment.strategy", "")
+        self.smallest_assignment: int | None = None  # after the first assignment: did it ever drop to nothing?
         self.events: list[tuple[str, set]] = []
         self.received: list[bytes] = []
         self._stop_event, self._lock = threading.Event(), threading.Lock()
@@ -147,6 +151,10 @@ class ConfluentMember(threading.Thread):
                     if msg is not None and not msg.error():
                         self.received.append(msg.value())
                     self._assignment = {(p.topic, p.partition) for p in self.consumer.assignment()}
+                    if self.events:
+                        size = len(self._assignment)
+                        self.smallest_assignment = size if self.smallest_assignment is None else min(
+                            size, self.smallest_assignment)
         finally:
             self.consumer.close()
 

@@ -68,9 +68,16 @@ def commit_and_fetch(client, group: str, n: int, member_id: str, generation: int
     committed = client.request(req(COMMIT, n, group_id=group, generation_id_or_member_epoch=generation,
                                    member_id=member_id, group_instance_id=None, retention_time=-1 * MS, topics=topics))
     assert committed.topics[0].partitions[0].error_code == ErrorCode.none
-    wanted = (nested(FETCH, n, "OffsetFetchRequestTopic", name=topic, partition_indexes=(0,)),)
-    fetched = client.request(req(FETCH, n, group_id=group, topics=wanted, require_stable=False))
-    p = fetched.topics[0].partitions[0]
+    if version(FETCH, n) >= 8:  # several groups per request (KIP-709), each with its answer
+        wanted = (nested(FETCH, n, "OffsetFetchRequestTopics", name=topic, partition_indexes=(0,)),)
+        one = nested(FETCH, n, "OffsetFetchRequestGroup", group_id=group, member_id=None, member_epoch=-1,
+                     topics=wanted)
+        answer = client.request(req(FETCH, n, groups=(one,), require_stable=False)).groups[0]
+        assert (answer.group_id, answer.error_code) == (group, ErrorCode.none)
+    else:
+        wanted = (nested(FETCH, n, "OffsetFetchRequestTopic", name=topic, partition_indexes=(0,)),)
+        answer = client.request(req(FETCH, n, group_id=group, topics=wanted, require_stable=False))
+    p = answer.topics[0].partitions[0]
     assert (p.committed_offset, p.metadata, p.error_code) == (42, "note", ErrorCode.none)
 
 
@@ -80,6 +87,10 @@ def describe_and_list(client, group: str, n: int, member_id: str) -> None:
     assert described.members[0].member_id == member_id and described.members[0].member_assignment == b"A"
     listed = client.request(req(LIST, n, states_filter=("stable",)))
     assert group in {g.group_id for g in listed.groups}
+    if version(LIST, n) >= 5:  # the group type (KIP-848), and a filter by it
+        assert {g.group_id: g.group_type for g in listed.groups}[group] == "classic"
+        others = client.request(req(LIST, n, states_filter=(), types_filter=("consumer",)))
+        assert group not in {g.group_id for g in others.groups}
 
 
 def leave(client, group: str, n: int, member_id: str) -> None:

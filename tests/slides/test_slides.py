@@ -25,6 +25,10 @@ import pytest
 
 from slides import browser, build, deck, diagrams
 
+# The first test to ask for the decks pays for executing every notebook (about 2 minutes,
+# three side by side): more than the suite's per-test default.
+pytestmark = pytest.mark.timeout(900)
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 HAVE_REVEAL = (build.REVEAL / "dist" / "reveal.js").exists()

@@ -1,0 +1,234 @@
+"""Check for lab 09: operations with the command-line tools shaped like Kafka's scripts.
+
+An on-call shift, done with ``minikafka topics``, ``configs`` and ``consumer-groups``
+(``kafka-topics.sh``, ``kafka-configs.sh``, ``kafka-consumer-groups.sh`` on a real
+cluster, with the same options). ``prepare()`` sets the scene:
+
+* ``lab.orders``: three partitions of orders written over the last six hours, with two
+  topic overrides (``retention.ms`` of a day, ``segment.ms`` of an hour);
+* ``lab.group``: the billing service's group, which has read every order;
+* ``lab.incident``: the moment a bad billing release went out, as a date-time.
+
+The learner creates ``lab.audit`` (partitions and settings given), describes what is
+there, raises the orders' retention and removes the segment override, and moves the
+billing group back to the incident so it bills those orders again. ``check()`` reads
+only the cluster's state through the Admin API: topics, partitions, overrides, the
+group's committed offsets against the offsets for the incident's time (ListOffsets by
+timestamp, the broker's time index), plus three answers read from ``--describe`` output.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shlex
+import time
+import uuid
+from dataclasses import dataclass
+
+from ..checks import Report
+
+AUDIT_PARTITIONS = 4
+AUDIT_CONFIGS = {"retention.ms": "259200000", "max.message.bytes": "2097152"}  # 3 days, 2 MiB
+ORDERS_PARTITIONS = 3
+ORDERS_CONFIGS = {"retention.ms": "86400000", "segment.ms": "3600000"}  # what prepare() sets
+ORDERS_RETENTION_AFTER = "1209600000"  # 14 days
+HISTORY_HOURS = 6
+DYNAMIC_TOPIC_CONFIG = 1  # the source of a setting made on the topic itself (DescribeConfigs)
+
+
+@dataclass
+class Lab:
+    bootstrap: str
+    orders: str
+    group: str
+    audit: str
+    incident: str  # e.g. "2026-05-01T09:40:00.000Z"
+    per_partition: int
+
+    @property
+    def incident_ms(self) -> int:
+        return int(datetime.datetime.fromisoformat(self.incident).timestamp() * 1000)
+
+
+def shell(command: str) -> int:
+    """Run a ``minikafka ...`` command line and return its exit status; it prints what it prints.
+
+    In a terminal with the course's environment active you would type the same line (on a
+    real Kafka installation, ``kafka-topics.sh`` for ``minikafka topics`` and so on). Here
+    the command runs inside this Python process, so it starts at once.
+    """
+    from minikafka.cli.main import main
+    argv = shlex.split(command)
+    if not argv or argv[0] != "minikafka":
+        raise ValueError(f"shell() runs minikafka commands only, not {command!r}")
+    try:
+        return main(argv[1:])
+    except SystemExit as e:  # a tool's error: its sentence is already printed
+        return e.code if isinstance(e.code, int) else 1
+
+
+def prepare(*, bootstrap: str | None = None, per_partition: int = 60) -> Lab:
+    """The orders topic with six hours of history, and a billing group that has read it all."""
+    from ..clients import new_topic
+    from ..connection import current_bootstrap
+    servers = bootstrap or current_bootstrap()
+    suffix = uuid.uuid4().hex[:6]
+    orders = new_topic("ops-orders", partitions=ORDERS_PARTITIONS, config=ORDERS_CONFIGS, bootstrap=servers)
+    now = int(time.time() * 1000)
+    start = now - HISTORY_HOURS * 3_600_000
+    _write_history(servers, orders, per_partition, start, now - 600_000)
+    group = f"billing-{suffix}"
+    _commit_the_end(servers, group, orders)
+    incident = _minute(start + (now - start) * 11 // 20)  # a little past the middle of the history
+    return Lab(servers, orders, group, f"ops-audit-{suffix}", incident, per_partition)
+
+
+def _write_history(bootstrap: str, topic: str, per_partition: int, start: int, end: int) -> None:
+    from confluent_kafka import Producer
+
+    from ..client_logs import quiet
+    producer = Producer(quiet({"bootstrap.servers": bootstrap, "linger.ms": 5}))
+    step = (end - start) // per_partition
+    for partition in range(ORDERS_PARTITIONS):
+        for i in range(per_partition):
+            at = start + i * step + partition * 1000
+            producer.produce(topic, f'{{"order": "{partition}-{i}", "amount": {10 + i % 90}}}'.encode(),
+                             partition=partition, timestamp=at)
+    if producer.flush(30):
+        raise RuntimeError(f"the history of {topic} was not written")
+
+
+def _commit_the_end(bootstrap: str, group: str, topic: str) -> None:
+    from confluent_kafka import Consumer, TopicPartition
+
+    from ..client_logs import quiet
+    from ..clients import offsets
+    consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group}))
+    try:
+        ends = [TopicPartition(topic, o.partition, o.high_watermark) for o in offsets(topic, bootstrap=bootstrap)]
+        consumer.commit(offsets=ends, asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def _minute(ms: int) -> str:
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc).replace(second=0, microsecond=0)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+# -- the check ---------------------------------------------------------------------------------------
+def check(lab: Lab, answers: dict) -> None:
+    """Compare the cluster's state with what the shift asked for."""
+    with Report("Lab 09 · an on-call shift with the command-line tools") as report:
+        topics = _admin(lab).list_topics(timeout=10).topics
+        _check_audit(report, lab, topics)
+        _check_orders_configs(report, lab)
+        expected = _check_replay(report, lab)
+        _check_answers(report, lab, answers or {}, expected)
+
+
+def _admin(lab: Lab):
+    from ..clients import admin
+    return admin(lab.bootstrap)
+
+
+def _overrides(lab: Lab, topic: str) -> dict[str, str]:
+    from confluent_kafka.admin import ConfigResource
+    resource = ConfigResource("topic", topic)
+    entries = _admin(lab).describe_configs([resource])[resource].result(10)
+    return {name: e.value for name, e in entries.items() if e.source == DYNAMIC_TOPIC_CONFIG}
+
+
+def _check_audit(report: Report, lab: Lab, topics: dict) -> None:
+    info = topics.get(lab.audit)
+    if not report.check(info is not None, f"the topic {lab.audit} exists",
+                        f"there is no topic {lab.audit}: create it with the topics tool."):
+        return
+    count = len(info.partitions)
+    report.check(count == AUDIT_PARTITIONS, f"{lab.audit} has {AUDIT_PARTITIONS} partitions",
+                 f"{lab.audit} has {count} partition(s), not {AUDIT_PARTITIONS}. Without --partitions a topic "
+                 "gets the broker's default (num.partitions).")
+    found = _overrides(lab, lab.audit)
+    wrong = {k: found.get(k) for k, v in AUDIT_CONFIGS.items() if found.get(k) != v}
+    report.check(not wrong, f"{lab.audit} is created with {_pairs(AUDIT_CONFIGS)}",
+                 f"{lab.audit} should carry {_pairs(AUDIT_CONFIGS)} as its own settings; "
+                 + ", ".join(f"{k} is {'not set on it' if v is None else v}" for k, v in wrong.items()) + ".")
+
+
+def _pairs(configs: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in configs.items())
+
+
+def _check_orders_configs(report: Report, lab: Lab) -> None:
+    found = _overrides(lab, lab.orders)
+    retention = found.get("retention.ms")
+    report.check(retention == ORDERS_RETENTION_AFTER, f"{lab.orders} keeps its orders 14 days",
+                 f"{lab.orders}'s retention.ms is {retention}, not {ORDERS_RETENTION_AFTER} (14 days in "
+                 "milliseconds).")
+    segment = found.get("segment.ms")
+    report.check(segment is None, f"{lab.orders} has no segment.ms override any more: the broker's default applies",
+                 f"{lab.orders} still sets segment.ms={segment} on itself. Setting a value, even the default one, "
+                 "keeps an override; deleting the setting removes it, so the broker's value applies again.")
+
+
+def _check_replay(report: Report, lab: Lab) -> dict[int, int]:
+    from ..clients import committed, offsets
+    expected = _offsets_at(lab, lab.incident_ms)
+    ends = {o.partition: o.high_watermark for o in offsets(lab.orders, bootstrap=lab.bootstrap)}
+    now = committed(lab.group, lab.orders, bootstrap=lab.bootstrap)
+    wrong = {p: now.get(p) for p in expected if now.get(p) != expected[p]}
+    report.check(not wrong, f"{lab.group} starts again at the first order at or after {lab.incident} in every "
+                            f"partition ({_partition_list(expected)})",
+                 _replay_mistake(lab, wrong, expected, ends))
+    return {p: ends[p] - expected[p] for p in expected}
+
+
+def _offsets_at(lab: Lab, ms: int) -> dict[int, int]:
+    """For each partition, the first offset whose timestamp is at or after ``ms`` (the end if none)."""
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+    client = _admin(lab)
+    asked = {TopicPartition(lab.orders, p): OffsetSpec.for_timestamp(ms) for p in range(ORDERS_PARTITIONS)}
+    found = {tp.partition: f.result(10).offset for tp, f in client.list_offsets(asked).items()}
+    latest = {TopicPartition(lab.orders, p): OffsetSpec.latest() for p in range(ORDERS_PARTITIONS)}
+    ends = {tp.partition: f.result(10).offset for tp, f in client.list_offsets(latest).items()}
+    return {p: found[p] if found[p] >= 0 else ends[p] for p in sorted(found)}
+
+
+def _partition_list(offsets: dict[int, int]) -> str:
+    return ", ".join(f"partition {p} at {o}" for p, o in sorted(offsets.items()))
+
+
+def _replay_mistake(lab: Lab, wrong: dict, expected: dict, ends: dict) -> str:
+    if all(wrong.get(p, expected[p]) == ends[p] for p in expected) and len(wrong) == len(expected):
+        return (f"{lab.group}'s committed offsets are still at the end of {lab.orders}. The reset tool only shows "
+                "the new offsets (a dry run) until you add --execute.")
+    if all(v == 0 for v in wrong.values()) and len(wrong) == len(expected):
+        return (f"{lab.group} is back at offset 0 everywhere: it would bill all {HISTORY_HOURS} hours again. "
+                f"Reset to the incident's time, {lab.incident}, instead of the earliest offset.")
+    untouched = sorted(p for p, v in wrong.items() if v == ends[p])
+    if untouched and len(untouched) < len(expected):
+        return (f"partition(s) {', '.join(map(str, untouched))} of {lab.orders} are still at the end while the "
+                "others moved: reset every partition of the topic, not only some.")
+    details = "; ".join(f"partition {p} is at {v}, expected {expected[p]}" for p, v in sorted(wrong.items()))
+    return (f"{lab.group} should start again at the first order at or after {lab.incident}: {details}. A date-time "
+            "without a time zone is read as this machine's local time; the incident's time is in UTC (the Z).")
+
+
+def _check_answers(report: Report, lab: Lab, answers: dict, replay: dict[int, int]) -> None:
+    truth = {"orders_partitions": ORDERS_PARTITIONS, "orders_retention_ms_before": int(ORDERS_CONFIGS["retention.ms"]),
+             "orders_to_bill_again": sum(replay.values())}
+    where = {"orders_partitions": "topics --describe", "orders_retention_ms_before": "configs --describe "
+             "(before your change)", "orders_to_bill_again": "the LAG column of consumer-groups --describe, "
+             "after the reset"}
+    for key, value in truth.items():
+        given = answers.get(key)
+        report.check(_as_int(given) == value, f"ANSWERS[{key!r}] = {value}",
+                     f"ANSWERS[{key!r}] is {given!r}; read it from {where[key]}.")
+
+
+def _as_int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

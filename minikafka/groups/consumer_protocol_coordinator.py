@@ -1,0 +1,127 @@
+"""The consumer-protocol groups (KIP-848) of one group coordinator, beside its classic groups.
+
+Group ids are one namespace: a group is either classic (JoinGroup/SyncGroup) or
+consumer (ConsumerGroupHeartbeat). As in Kafka with ``group.consumer.migration.policy``
+set to ``disabled`` (minikafka has no mixed groups):
+
+* a ConsumerGroupHeartbeat to a classic group that has members is refused with
+  GROUP_ID_NOT_FOUND ("not a consumer group"); an empty classic group (only committed
+  offsets) becomes a consumer group and keeps its offsets;
+* a JoinGroup to a consumer group with members is refused with INCONSISTENT_GROUP_PROTOCOL
+  (``GroupCoordinator.join``); an empty one becomes classic again.
+
+Committed offsets stay where the classic coordinator keeps them (``__consumer_offsets``,
+in the group's ``Group`` object); this module checks who may commit. What is persisted of
+a consumer group is what offsets need to outlive a restart: Kafka's ConsumerGroupMetadata
+record (key version 3: the group id; value: the group epoch), so after a restart the
+group is still a consumer group at its epoch, its former members are told
+UNKNOWN_MEMBER_ID and rejoin, and their committed offsets are where they left them.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Callable
+
+from ..errors import ErrorCode, KafkaError
+from .consumer_protocol_assignors import assignor_names
+from .consumer_protocol import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
+from .consumer_protocol_states import JOIN_EPOCH
+
+METADATA_KEY_VERSION, METADATA_VALUE_VERSION = 3, 0
+Persist = Callable[[str, bytes, bytes | None], None]  # group id, key, value (None: a tombstone)
+
+
+def metadata_key(group_id: str) -> bytes:
+    data = group_id.encode()
+    return struct.pack(">hh", METADATA_KEY_VERSION, len(data)) + data
+
+
+def metadata_value(epoch: int) -> bytes:
+    """ConsumerGroupMetadataValue v0 (a flexible version: an empty tagged-field section ends it)."""
+    return struct.pack(">hi", METADATA_VALUE_VERSION, epoch) + b"\0"
+
+
+def parse_metadata(key: bytes, value: bytes | None) -> tuple[str, int | None] | None:
+    """(group id, epoch or None for a tombstone) of a ConsumerGroupMetadata record; None for other records."""
+    (version,) = struct.unpack_from(">h", key, 0)
+    if version != METADATA_KEY_VERSION:
+        return None
+    (n,) = struct.unpack_from(">h", key, 2)
+    group_id = key[4 : 4 + n].decode()
+    return group_id, None if value is None else struct.unpack_from(">i", value, 2)[0]
+
+
+class ConsumerGroups:
+    def __init__(self, settings: ConsumerGroupSettings, topics: Topics, persist: Persist):
+        self.settings, self.topics, self.persist = settings, topics, persist
+        self.groups: dict[str, ConsumerGroup] = {}
+
+    def get(self, group_id: str) -> ConsumerGroup | None:
+        return self.groups.get(group_id)
+
+    def active(self, group_id: str) -> bool:
+        """A consumer group with members (its id is not free for the classic protocol)."""
+        group = self.groups.get(group_id)
+        return group is not None and not group.is_empty
+
+    def heartbeat(self, group_id: str, hb: Heartbeat, now: float, classic_members: int) -> HeartbeatResult:
+        if not group_id:
+            raise KafkaError(ErrorCode.invalid_request, "GroupId can't be empty.")
+        group = self.groups.get(group_id)
+        if group is None:
+            if classic_members:
+                raise KafkaError(ErrorCode.group_id_not_found,
+                                 f"Group {group_id} is not a consumer group: it is a classic group with "
+                                 f"{classic_members} member(s) (JoinGroup/SyncGroup).")
+            if hb.member_epoch != JOIN_EPOCH:
+                raise KafkaError(ErrorCode.group_id_not_found, f"Consumer group {group_id} not found.")
+            group = self._create(group_id)
+        return group.heartbeat(hb, now)
+
+    def _create(self, group_id: str, epoch: int = 0) -> ConsumerGroup:
+        group = ConsumerGroup(group_id, self.settings, self.topics)
+        group.group_epoch = group.assignment_epoch = epoch
+        group.on_epoch = self._persist_epoch
+        self.groups[group_id] = group
+        return group
+
+    def _persist_epoch(self, group: ConsumerGroup) -> None:
+        self.persist(group.group_id, metadata_key(group.group_id), metadata_value(group.group_epoch))
+
+    def drop(self, group_id: str) -> None:
+        """The group is deleted, or becomes classic: a tombstone for its record."""
+        if self.groups.pop(group_id, None) is not None:
+            self.persist(group_id, metadata_key(group_id), None)
+
+    # -- replay of __consumer_offsets ------------------------------------------------------------
+    def restore(self, key: bytes, value: bytes | None) -> str | None:
+        """Apply one record while loading; the group id when it was a consumer group record."""
+        parsed = parse_metadata(key, value)
+        if parsed is None:
+            return None
+        group_id, epoch = parsed
+        if epoch is None:
+            self.groups.pop(group_id, None)
+        else:
+            self._create(group_id, epoch)
+        return group_id
+
+    def unload(self, owned_by_partition: Callable[[str], bool]) -> None:
+        for group_id in [g for g in self.groups if owned_by_partition(g)]:
+            del self.groups[group_id]
+
+    # -- timers ----------------------------------------------------------------------------------
+    def tick(self, now: float) -> None:
+        for group in list(self.groups.values()):
+            group.tick(now)
+
+    def next_deadline(self) -> float | None:
+        deadlines = [g.next_deadline() for g in self.groups.values()]
+        return min((d for d in deadlines if d is not None), default=None)
+
+
+def settings_from(config) -> ConsumerGroupSettings:
+    return ConsumerGroupSettings(config["group.consumer.session.timeout.ms"],
+                                 config["group.consumer.heartbeat.interval.ms"],
+                                 tuple(assignor_names(config["group.consumer.assignors"])))

@@ -1,0 +1,61 @@
+"""What the ShareFetch and ShareAcknowledge handlers share: topic ids, acknowledgements, leaders."""
+
+from __future__ import annotations
+
+import uuid
+
+from ..errors import ErrorCode, KafkaError
+from ..share.partition import AckBatch
+
+NO_ID = uuid.UUID(int=0)
+
+
+def check_ids(request) -> None:
+    if not request.group_id:
+        raise KafkaError(ErrorCode.invalid_request, "A share request needs a group id.")
+    if not request.member_id:
+        raise KafkaError(ErrorCode.invalid_request, "A share request needs a member id.")
+
+
+def resolve(ctx, topics) -> tuple[dict, dict]:
+    """Requested partitions by (topic name, index) with their acknowledgements, and those whose
+    topic id is unknown by (topic id, index)."""
+    known, unknown = {}, {}
+    for t in topics:
+        info = ctx.broker.metadata.topic_by_id(str(t.topic_id)) if t.topic_id else None
+        for p in t.partitions:
+            batches = [AckBatch(b.first_offset, b.last_offset, tuple(b.acknowledge_types))
+                       for b in p.acknowledgement_batches]
+            if info is None:
+                unknown[(t.topic_id or NO_ID, p.partition_index)] = batches
+            else:
+                known[(info.name, p.partition_index)] = batches
+    return known, unknown
+
+
+def topic_id(ctx, topic: str) -> uuid.UUID:
+    info = ctx.broker.metadata.topics.get(topic)
+    return uuid.UUID(info.topic_id) if info else NO_ID
+
+
+def leader(ctx, topic: str, index: int):
+    info = ctx.broker.metadata.topics.get(topic)
+    part = info.partitions[index] if info and 0 <= index < len(info.partitions) else None
+    return ctx.make("LeaderIdAndEpoch", leader_id=part.leader if part else -1,
+                    leader_epoch=part.leader_epoch if part else -1)
+
+
+def node_endpoints(ctx, partitions) -> tuple:
+    """The leaders of partitions answered NOT_LEADER_OR_FOLLOWER, so the client can go there."""
+    ids = {leader(ctx, t, i).leader_id for t, i in partitions}
+    brokers = ctx.broker.metadata.brokers
+    return tuple(ctx.make("NodeEndpoint", node_id=b, host=brokers[b][0], port=brokers[b][1], rack=None)
+                 for b in sorted(ids) if b in brokers)
+
+
+def by_topic(entries: dict) -> dict:
+    """{(topic, index): x} as {topic: [(index, x), ...]}, indexes in order."""
+    out: dict = {}
+    for (topic, index), value in sorted(entries.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        out.setdefault(topic, []).append((index, value))
+    return out

@@ -1,0 +1,88 @@
+"""AlterUserScramCredentials (KIP-554): add, replace or delete a user's SCRAM credential.
+
+The admin client sends the salt, the iteration count and the salted password
+(``PBKDF2(password, salt, iterations)``), never the password; the broker keeps only the
+salt and the two keys derived from it (``security.scram``), in the cluster metadata,
+so they survive a restart. Kafka's controller rules and sentences: iterations between
+4096 and 16384 (UNACCEPTABLE_CREDENTIAL), a known mechanism (UNSUPPORTED_SASL_MECHANISM),
+a non-empty user name, one change per user per request (DUPLICATE_RESOURCE), and no
+deleting what does not exist (RESOURCE_NOT_FOUND). Needs ALTER on the cluster.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode, KafkaError
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from ..security.scram import BY_CODE, MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
+from ._acls import store
+
+TWICE = "A user credential cannot be altered twice in the same request"
+
+
+def _mechanism(user: str, code: int) -> ScramMechanism:
+    if not user:
+        raise KafkaError(ErrorCode.unacceptable_credential, "Username must not be empty")
+    if code not in BY_CODE:
+        raise KafkaError(ErrorCode.unsupported_sasl_mechanism, "Unknown SCRAM mechanism")
+    return BY_CODE[code]
+
+
+def _check_upsertion(u) -> None:
+    _mechanism(u.name, u.mechanism)
+    if u.iterations < MIN_ITERATIONS:
+        raise KafkaError(ErrorCode.unacceptable_credential, "Too few iterations")
+    if u.iterations > MAX_ITERATIONS:
+        raise KafkaError(ErrorCode.unacceptable_credential, "Too many iterations")
+    if not u.salt or not u.salted_password:
+        raise KafkaError(ErrorCode.unacceptable_credential, "Salt and salted password must not be empty")
+
+
+def _check_deletion(ctx, d) -> None:
+    mechanism = _mechanism(d.name, d.mechanism)
+    if store(ctx).credential(d.name, mechanism.name) is None:
+        raise KafkaError(ErrorCode.resource_not_found, "Attempt to delete a user credential that does not exist")
+
+
+def _plan(ctx, request) -> tuple[dict, dict]:
+    """(user -> accepted change, user -> KafkaError); a user named twice fails as a whole."""
+    changes: dict[str, object] = {}
+    errors: dict[str, KafkaError] = {}
+    checks = [(d, lambda d: _check_deletion(ctx, d)) for d in request.deletions] + \
+             [(u, _check_upsertion) for u in request.upsertions]
+    for change, check in checks:
+        if change.name in errors:
+            continue
+        if changes.pop(change.name, None) is not None:
+            errors[change.name] = KafkaError(ErrorCode.duplicate_resource, TWICE)
+            continue
+        try:
+            check(change)
+            changes[change.name] = change
+        except KafkaError as e:
+            errors[change.name] = e
+    return changes, errors
+
+
+def _apply(ctx, change) -> None:
+    mechanism = BY_CODE[change.mechanism]
+    if hasattr(change, "salted_password"):
+        credential = mechanism.credential(bytes(change.salted_password), bytes(change.salt), change.iterations)
+        store(ctx).set_credential(change.name, mechanism.name, credential)
+    else:
+        store(ctx).remove_credential(change.name, mechanism.name)
+
+
+def _result(ctx, user: str, code=ErrorCode.none, message=None):
+    return ctx.make("AlterUserScramCredentialsResult", user=user, error_code=code, error_message=message)
+
+
+async def handle(ctx, request):
+    users = list(dict.fromkeys([d.name for d in request.deletions] + [u.name for u in request.upsertions]))
+    if not ctx.allowed(Operation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        return ctx.respond(results=tuple(_result(ctx, u, ErrorCode.cluster_authorization_failed,
+                                                 "Not authorized to alter SCRAM credentials.") for u in users))
+    changes, errors = _plan(ctx, request)
+    for change in changes.values():
+        _apply(ctx, change)
+    return ctx.respond(results=tuple(_result(ctx, u) if u in changes else
+                                     _result(ctx, u, errors[u].code, errors[u].message) for u in users))

@@ -1,0 +1,70 @@
+"""ConsumerGroupDescribe (KIP-848): a consumer-protocol group's epochs, assignor and members.
+
+For each member: its epoch, its current assignment and its target assignment, so an
+admin client (``describe_consumer_groups``) shows a group mid-reconciliation as it is.
+A group that is not a consumer-protocol group (a classic one, or none) answers
+GROUP_ID_NOT_FOUND; admin clients then ask DescribeGroups, as they do with Kafka.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
+from ._groups import coordinator
+from ._authorize import NOT_REQUESTED, authorized_operations
+
+CONSUMER_MEMBER = 1  # MemberType (v1): 0 classic, 1 consumer
+
+
+def _assignment(ctx, partitions):
+    by_topic: dict[str, list[int]] = {}
+    for topic, index in sorted(partitions):
+        by_topic.setdefault(topic, []).append(index)
+    topics = ctx.broker.metadata.topics
+    return ctx.make("Assignment", topic_partitions=tuple(
+        ctx.make("TopicPartitions", topic_id=uuid.UUID(topics[t].topic_id), topic_name=t, partitions=tuple(ps))
+        for t, ps in by_topic.items() if t in topics))
+
+
+def _member(ctx, group, m):
+    return ctx.make("Member", member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
+                    member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
+                    subscribed_topic_names=m.subscribed_topic_names, subscribed_topic_regex=m.subscribed_topic_regex,
+                    assignment=_assignment(ctx, m.assigned),
+                    target_assignment=_assignment(ctx, group.target.get(m.member_id, ())),
+                    member_type=CONSUMER_MEMBER)
+
+
+def _described(ctx, group_id: str, operations: int):
+    try:
+        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
+        group = coordinator(ctx).consumer_describe(group_id)
+    except KafkaError as e:
+        return ctx.make("DescribedGroup", error_code=e.code, error_message=e.message, group_id=group_id,
+                        group_state="", group_epoch=-1, assignment_epoch=-1, assignor_name="", members=(),
+                        authorized_operations=NOT_REQUESTED)
+    return ctx.make("DescribedGroup", error_code=ErrorCode.none, error_message=None, group_id=group_id,
+                    group_state=str(group.state), group_epoch=group.group_epoch,
+                    assignment_epoch=group.assignment_epoch, assignor_name=group.assignor,
+                    members=tuple(_member(ctx, group, m) for m in group.members.values()),
+                    authorized_operations=operations)
+
+
+async def handle(ctx, request):
+    def operations(group_id: str) -> int:  # KIP-430: what this principal may do with the group
+        if not request.include_authorized_operations:
+            return NOT_REQUESTED
+        return authorized_operations(ctx, ResourceType.GROUP, group_id)
+
+    return ctx.respond(groups=tuple(_described(ctx, g, operations(g)) for g in request.group_ids))
+
+
+def error_response(ctx, request, code: ErrorCode):
+    """The fault API's answer: every group fails with ``code``."""
+    return ctx.respond(groups=tuple(
+        ctx.make("DescribedGroup", error_code=code, error_message=None, group_id=g, group_state="", group_epoch=-1,
+                 assignment_epoch=-1, assignor_name="", members=(), authorized_operations=NOT_REQUESTED)
+        for g in request.group_ids))

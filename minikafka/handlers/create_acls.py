@@ -1,0 +1,39 @@
+"""CreateAcls (KIP-140, prefixed patterns KIP-290): add ALLOW and DENY rules.
+
+Each creation is checked as Kafka's controller checks it (a known resource type, a
+LITERAL or PREFIXED pattern, a real operation and permission, a TYPE:NAME principal)
+and refused alone with INVALID_REQUEST; the others are stored in the cluster
+metadata, so they hold on every broker and survive a restart. Creating an ACL that
+exists already succeeds and changes nothing.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode
+from ..security.acl import AclBinding, InvalidAcl, Operation, PatternType, Permission, ResourceType
+from . import _acls
+
+
+def _binding(c) -> AclBinding:
+    return AclBinding(_acls.as_enum(ResourceType, c.resource_type), c.resource_name,
+                      _acls.as_enum(PatternType, c.resource_pattern_type), c.principal, c.host,
+                      _acls.as_enum(Operation, c.operation), _acls.as_enum(Permission, c.permission_type))
+
+
+def _create(ctx, creation):
+    try:
+        binding = _binding(creation)
+        binding.validate()
+    except InvalidAcl as e:
+        return ctx.make("AclCreationResult", error_code=ErrorCode.invalid_request, error_message=str(e))
+    _acls.store(ctx).add_acl(binding)
+    return ctx.make("AclCreationResult", error_code=ErrorCode.none, error_message=None)
+
+
+async def handle(ctx, request):
+    refused = _acls.refusal(ctx, Operation.ALTER)
+    if refused is not None:
+        code, message = refused
+        return ctx.respond(results=tuple(ctx.make("AclCreationResult", error_code=code, error_message=message)
+                                         for _ in request.creations))
+    return ctx.respond(results=tuple(_create(ctx, c) for c in request.creations))

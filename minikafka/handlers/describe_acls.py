@@ -1,0 +1,41 @@
+"""DescribeAcls: the ACLs matching a filter, grouped by resource pattern.
+
+A filter field that is null (name, principal, host) or ANY (type, pattern, operation,
+permission) matches everything; the pattern type MATCH finds every ACL that would
+apply to one resource name: the literal one, the ``*`` wildcard and the prefixes.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCode
+from ..security.acl import AclFilter, Operation, PatternType, Permission, ResourceType
+from . import _acls
+
+
+def acl_filter(f) -> AclFilter:
+    """A DescribeAcls request, or one DeleteAcls filter (the same fields), as a filter."""
+    return AclFilter(_acls.as_enum(ResourceType, f.resource_type_filter), f.resource_name_filter,
+                     _acls.as_enum(PatternType, f.pattern_type_filter), f.principal_filter, f.host_filter,
+                     _acls.as_enum(Operation, f.operation), _acls.as_enum(Permission, f.permission_type))
+
+
+def _resources(ctx, acls):
+    groups: dict[tuple, list] = {}
+    for acl in sorted(acls, key=lambda a: (a.resource_type, a.name, a.pattern, a.principal, a.host)):
+        groups.setdefault((acl.resource_type, acl.name, acl.pattern), []).append(
+            ctx.make("AclDescription", principal=acl.principal, host=acl.host, operation=int(acl.operation),
+                     permission_type=int(acl.permission)))
+    return tuple(ctx.make("DescribeAclsResource", resource_type=int(t), resource_name=n, pattern_type=int(p),
+                          acls=tuple(descriptions)) for (t, n, p), descriptions in groups.items())
+
+
+async def handle(ctx, request):
+    refused = _acls.refusal(ctx, Operation.DESCRIBE)
+    if refused is not None:
+        return ctx.respond(error_code=refused[0], error_message=refused[1], resources=())
+    wanted = acl_filter(request)
+    problem = wanted.problem()
+    if problem is not None:
+        return ctx.respond(error_code=ErrorCode.invalid_request, error_message=problem, resources=())
+    found = [acl for acl in _acls.store(ctx).acls() if wanted.matches(acl)]
+    return ctx.respond(error_code=ErrorCode.none, error_message=None, resources=_resources(ctx, found))

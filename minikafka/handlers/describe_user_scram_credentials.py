@@ -1,0 +1,44 @@
+"""DescribeUserScramCredentials (KIP-554): which SCRAM mechanisms each user has, and
+with how many iterations (never the salt or the keys).
+
+No user list (or an empty one) means every user with a credential. A user asked for
+twice is DUPLICATE_RESOURCE, one without credentials RESOURCE_NOT_FOUND, with Kafka's
+sentences. Needs DESCRIBE on the cluster when an authorizer is configured.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..errors import ErrorCode
+from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from ..security.scram import MECHANISMS
+from ._acls import store
+
+
+def _result(ctx, user: str, infos, code=ErrorCode.none, message=None):
+    return ctx.make("DescribeUserScramCredentialsResult", user=user, error_code=code, error_message=message,
+                    credential_infos=tuple(infos))
+
+
+def _describe(ctx, user: str, duplicated: bool, credentials: dict):
+    if duplicated:
+        return _result(ctx, user, (), ErrorCode.duplicate_resource,
+                       f"Cannot describe SCRAM credentials for the same user twice in a single request: {user}")
+    infos = [ctx.make("CredentialInfo", mechanism=MECHANISMS[m].code, iterations=c.iterations)
+             for (u, m), c in sorted(credentials.items()) if u == user]
+    if not infos:
+        return _result(ctx, user, (), ErrorCode.resource_not_found,
+                       f"Attempt to describe a user credential that does not exist: {user}")
+    return _result(ctx, user, infos)
+
+
+async def handle(ctx, request):
+    if not ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        return ctx.respond(error_code=ErrorCode.cluster_authorization_failed,
+                           error_message="Not authorized to describe SCRAM credentials.", results=())
+    credentials = store(ctx).credentials()
+    asked = [u.name for u in request.users or ()]
+    counts = Counter(asked) if asked else Counter(sorted({u for u, _ in credentials}))
+    results = tuple(_describe(ctx, user, n > 1, credentials) for user, n in counts.items())
+    return ctx.respond(error_code=ErrorCode.none, error_message=None, results=results)

@@ -1,0 +1,29 @@
+"""SaslHandshake (KIP-43, v1 since KIP-152): the client names the SASL mechanism it will use.
+
+On a SASL listener it is the first request after an optional ApiVersions. An enabled
+mechanism is answered with the enabled list and the exchange of SaslAuthenticate
+tokens begins; any other is answered UNSUPPORTED_SASL_MECHANISM with the list, and the
+connection closes. Elsewhere (a PLAINTEXT or SSL listener, or after authentication) the
+answer is ILLEGAL_SASL_STATE, as Kafka's KafkaApis gives.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import ErrorCode
+
+log = logging.getLogger("minikafka.sasl")
+
+
+async def handle(ctx, request):
+    session = ctx.session
+    sasl = session.sasl if session is not None else None
+    if sasl is None or sasl.complete:
+        return ctx.respond(error_code=ErrorCode.illegal_sasl_state, mechanisms=())
+    if sasl.handshake(request.mechanism):
+        return ctx.respond(error_code=ErrorCode.none, mechanisms=sasl.mechanisms)
+    log.info("client %s asked for SASL mechanism %r; %s enabled", ctx.client_host, request.mechanism,
+             ",".join(sasl.mechanisms))
+    session.close_after(f"unsupported SASL mechanism {request.mechanism!r}")
+    return ctx.respond(error_code=ErrorCode.unsupported_sasl_mechanism, mechanisms=sasl.mechanisms)

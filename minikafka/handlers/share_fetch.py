@@ -1,0 +1,73 @@
+"""ShareFetch (KIP-932): acknowledge what a share consumer is done with, and acquire more records.
+
+One request does both, in this order: the share session is checked or opened
+(``minikafka.share.sessions``), the acknowledgements it carries are applied, then
+records are acquired for the member and returned whole batches at a time, with
+``AcquiredRecords`` naming the offsets it now holds and their delivery counts (the
+client drops the other records of a batch). With epoch -1 nothing is fetched: the
+session closes and what the member still holds is released. Acknowledgement errors are
+per partition (INVALID_RECORD_STATE for a record the member does not hold); session
+errors are top-level (SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH).
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from ..errors import ErrorCode, KafkaError
+from ..share.sessions import FINAL_EPOCH
+from ._share import by_topic, check_ids, leader, node_endpoints, resolve, topic_id
+
+
+def _partition(ctx, topic, index, fetched, ack_error):
+    error = fetched.error if fetched else ErrorCode.none
+    acquired = tuple(ctx.make("AcquiredRecords", first_offset=r.first_offset, last_offset=r.last_offset,
+                              delivery_count=r.delivery_count) for r in (fetched.acquired if fetched else ()))
+    return ctx.make("PartitionData", partition_index=index, error_code=error,
+                    acknowledge_error_code=ack_error.code if ack_error else ErrorCode.none,
+                    acknowledge_error_message=ack_error.message if ack_error else None,
+                    current_leader=leader(ctx, topic, index),
+                    records=fetched.records if fetched else b"", acquired_records=acquired)
+
+
+def _respond(ctx, fetched, acks, unknown, lock_ms: int):
+    entries = {tp: (f, acks.get(tp)) for tp, f in fetched.items() if f.acquired or f.error}
+    entries.update({tp: (fetched.get(tp), e) for tp, e in acks.items()})
+    topics = [ctx.make("ShareFetchableTopicResponse", topic_id=topic_id(ctx, t),
+                       partitions=tuple(_partition(ctx, t, i, f, e) for i, (f, e) in parts))
+              for t, parts in by_topic(entries).items()]
+    topics += [ctx.make("ShareFetchableTopicResponse", topic_id=tid, partitions=tuple(
+        ctx.make("PartitionData", partition_index=i, error_code=ErrorCode.unknown_topic_id, acknowledge_error_code=0,
+                 current_leader=ctx.make("LeaderIdAndEpoch", leader_id=-1, leader_epoch=-1), records=b"",
+                 acquired_records=()) for i, _ in parts)) for tid, parts in by_topic(unknown).items()]
+    moved = [tp for tp, (f, _) in entries.items() if f and f.error == ErrorCode.not_leader_or_follower]
+    return ctx.respond(error_code=ErrorCode.none, acquisition_lock_timeout=datetime.timedelta(milliseconds=lock_ms),
+                       responses=tuple(topics), node_endpoints=node_endpoints(ctx, moved))
+
+
+def _error(ctx, e: KafkaError):
+    return ctx.respond(error_code=e.code, error_message=e.message, acquisition_lock_timeout=datetime.timedelta(0),
+                       responses=(), node_endpoints=())
+
+
+async def handle(ctx, request):
+    manager = ctx.broker.share_partitions
+    known, unknown = resolve(ctx, request.topics)
+    forgotten = {(info.name, i) for f in request.forgotten_topics_data
+                 if (info := ctx.broker.metadata.topic_by_id(str(f.topic_id))) for i in f.partitions}
+    acks = {tp: batches for tp, batches in known.items() if batches}
+    try:
+        check_ids(request)
+        session = await manager.fetch_session(request.group_id, request.member_id, request.share_session_epoch,
+                                              set(known), forgotten, bool(acks), ctx.connection_id)
+    except KafkaError as e:
+        return _error(ctx, e)
+    ack_results = await manager.acknowledge(request.group_id, request.member_id, acks) if acks else {}
+    if request.share_session_epoch == FINAL_EPOCH:
+        await manager.close(session)
+        fetched = {}
+    else:
+        fetched = await manager.fetch(session, request.max_records, request.max_bytes,
+                                      request.max_wait.total_seconds())
+    lock_ms = manager.group_config(request.group_id)["share.record.lock.duration.ms"]
+    return _respond(ctx, fetched, ack_results, unknown, lock_ms)

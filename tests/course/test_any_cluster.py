@@ -1,0 +1,62 @@
+"""The course on any cluster: every notebook and lab solution against a broker outside the kernel.
+
+An attendee may bring a company or cloud cluster and set only ``KAFKA_BOOTSTRAP_SERVERS``.
+Here that cluster is a separate ``minikafka serve --brokers 3`` process with Kafka's own
+defaults (a 3 s ``group.initial.rebalance.delay.ms``, a 30 s ``replica.lag.time.max.ms``),
+which the notebooks cannot look inside nor stop: cells that need minikafka's inside view
+or stop brokers must skip with one sentence, and everything else must run to the end
+(``jupyter nbconvert --execute`` exits 0).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.course.test_notebooks import RUN_TIMEOUT, RUNNABLE, code_cells, name
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIP_SENTENCES = ("skipped on", "cannot be stopped from here", "so it is skipped")
+
+
+@pytest.fixture(scope="module")
+def outside_cluster(tmp_path_factory):
+    """``minikafka serve --brokers 3`` as its own process, on free ports, with Kafka's defaults."""
+    work = tmp_path_factory.mktemp("outside")
+    log = (work / "serve.log").open("w+")
+    server = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", "--brokers", "3", "--port", "0",
+                               "--data-dir", str(work / "data")], stdout=log, stderr=subprocess.STDOUT, cwd=work)
+    deadline, servers = time.monotonic() + 60, None
+    while servers is None and time.monotonic() < deadline:
+        assert server.poll() is None, (work / "serve.log").read_text()
+        found = re.search(r"listening on (\S+)", (work / "serve.log").read_text())
+        servers = found.group(1) if found else None
+        time.sleep(0.1)
+    assert servers, "minikafka serve did not start"
+    yield servers
+    server.terminate()
+    server.wait(30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+def test_runs_against_a_cluster_outside_the_kernel(path, outside_cluster, tmp_path):
+    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": outside_cluster, "PYTHONPATH": str(ROOT),
+           "KAFKA_COMPOSE_FILE": str(tmp_path / "no-compose-here.yml")}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                           "--ExecutePreprocessor.timeout=180", "--output-dir", str(tmp_path), path.name],
+                          cwd=path.parent, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+    assert done.returncode == 0, f"{name(path)} failed against {outside_cluster}:\n{done.stderr[-3000:]}"
+    executed = nbformat.read(tmp_path / path.name, as_version=4)
+    printed = "".join(o.get("text", "") for c in code_cells(executed) for o in c.outputs)
+    assert "Started an embedded minikafka" not in printed, "the notebook started its own broker"
+    skipped = [line for line in printed.splitlines() if any(s in line for s in SKIP_SENTENCES)]
+    print(f"{name(path)}: {time.monotonic() - started:.0f} s against {outside_cluster}, {len(skipped)} cells skipped")
