@@ -173,3 +173,24 @@ def test_an_unreachable_cluster_is_a_sentence():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "Cannot reach a broker at 127.0.0.1:1" in done.stderr
+
+
+def test_command_config_logs_the_tools_in(make_cluster, tmp_path):
+    from tests.security.conftest import PLAIN_JAAS, STANDARD_AUTHORIZER
+    cluster = make_cluster(config={"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "sasl.enabled.mechanisms": "PLAIN",
+                                   "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS,
+                                   "authorizer.class.name": STANDARD_AUTHORIZER, "super.users": "User:admin"},
+                           in_memory=True)
+    login = ('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config='
+             'org.apache.kafka.common.security.plain.PlainLoginModule required username="{}" password="{}";\n')
+    admin, alice, wrong = tmp_path / "admin.properties", tmp_path / "alice.properties", tmp_path / "wrong.properties"
+    admin.write_text(login.format("admin", "admin-secret"))
+    alice.write_text(login.format("alice", "alice-secret"))
+    wrong.write_text(login.format("admin", "not-the-password"))
+    done = tool(cluster, "metadata-quorum", "--command-config", str(admin), "describe", "--status")
+    assert done.returncode == 0 and "LeaderId:" in done.stdout, done.stderr
+    refused = tool(cluster, "leader-election", "--command-config", str(alice), "--election-type", "PREFERRED",
+                   "--all-topic-partitions")  # ElectLeaders needs ALTER on the cluster
+    assert refused.returncode == 1 and "CLUSTER_AUTHORIZATION_FAILED" in refused.stderr, refused.stderr
+    wrong_login = tool(cluster, "log-dirs", "--command-config", str(wrong), "--describe")
+    assert wrong_login.returncode == 1 and "refused the login (Invalid username or password)" in wrong_login.stderr
