@@ -83,3 +83,29 @@ def test_describe_topic_partitions_of_every_topic_and_a_cursor_outside_the_list(
     assert [t.name for t in every.topics] == ["one", "two"] and every.next_cursor is None
     assert [t.error_code for t in bad.topics] == [ErrorCode.invalid_request]
     assert [t.error_code for t in bad_name.topics] == [ErrorCode.invalid_topic_exception]
+
+
+def test_describe_cluster_with_each_client(make_cluster, kafka_admin):
+    """DescribeCluster v2 (kafka-python) and Metadata (confluent-kafka, aiokafka) agree on the
+    brokers and the controller, also after the controller stops."""
+    import asyncio
+
+    from aiokafka.admin import AIOKafkaAdminClient
+    from confluent_kafka.admin import AdminClient
+
+    cluster = make_cluster(brokers=3)
+    cluster.stop_broker(1)
+    described = kafka_admin(cluster).describe_cluster()
+    assert [b["broker_id"] for b in described["brokers"]] == [2, 3] and described["controller_id"] == 2
+    confluent = AdminClient({"bootstrap.servers": cluster.bootstrap_servers}).describe_cluster().result(10)
+    assert sorted(n.id for n in confluent.nodes) == [2, 3] and confluent.controller.id == 2
+
+    async def with_aiokafka():
+        client = AIOKafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers)
+        await client.start()
+        try:
+            return await client.describe_cluster()
+        finally:
+            await client.close()
+    answer = asyncio.run(with_aiokafka())
+    assert sorted(b["node_id"] for b in answer["brokers"]) == [2, 3] and answer["controller_id"] == 2
