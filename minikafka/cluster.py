@@ -354,7 +354,8 @@ class Cluster:
         return sorted(self.brokers)
 
     def partition_state(self, topic: str, partition: int = 0) -> dict:
-        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset."""
+        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset; during a
+        reassignment (KIP-455) also the replicas being added and removed."""
         def read():
             info = self.metadata.topics[topic].partitions[partition]
             leos = {b: self.brokers[b].partitions[(topic, partition)].log_end_offset
@@ -363,7 +364,8 @@ class Cluster:
             hw = leader.partitions[(topic, partition)].high_watermark if leader else None
             return {"topic": topic, "partition": partition, "leader": info.leader, "leader_epoch": info.leader_epoch,
                     "replicas": list(info.replicas), "isr": list(info.isr), "high_watermark": hw,
-                    "log_end_offsets": leos}
+                    "log_end_offsets": leos, "adding_replicas": list(info.adding_replicas),
+                    "removing_replicas": list(info.removing_replicas)}
         return self.call(read)
 
     def run_log_cleaner(self) -> None:

@@ -97,7 +97,8 @@ def test_describe_cluster_with_each_client(make_cluster, kafka_admin):
     cluster.stop_broker(1)
     described = kafka_admin(cluster).describe_cluster()
     assert [b["broker_id"] for b in described["brokers"]] == [2, 3] and described["controller_id"] == 2
-    confluent = AdminClient({"bootstrap.servers": cluster.bootstrap_servers}).describe_cluster().result(10)
+    client = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    confluent = client.describe_cluster().result(10)
     assert sorted(n.id for n in confluent.nodes) == [2, 3] and confluent.controller.id == 2
 
     async def with_aiokafka():

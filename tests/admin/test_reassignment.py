@@ -48,7 +48,9 @@ def test_a_move_in_progress_is_listed_and_can_be_cancelled(make_cluster, tmp_pat
     admin.alter_partition_reassignments({TP: [3, 1]})
     assert admin.list_partition_reassignments() == {
         TP: {"replicas": [3, 1, 2], "adding_replicas": [3], "removing_replicas": [2]}}
-    assert cluster.partition_state("orders")["replicas"] == [3, 1, 2]  # Metadata shows every replica meanwhile
+    state = cluster.partition_state("orders")
+    assert state["replicas"] == [3, 1, 2]  # Metadata shows every replica meanwhile
+    assert (state["adding_replicas"], state["removing_replicas"]) == ([3], [2])
     assert admin.alter_partition_reassignments({TP: None}) == {TP: None}  # cancel
     assert admin.list_partition_reassignments() == {}
     assert cluster.partition_state("orders")["replicas"] == [1, 2]
