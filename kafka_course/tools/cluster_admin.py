@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -123,7 +124,12 @@ def run(parser: argparse.ArgumentParser, argv: list[str], body: Callable[[argpar
     except SystemExit as e:  # argparse already printed the problem
         return int(e.code or 0)
     try:
-        return body(args) or 0
+        code = body(args) or 0
+        sys.stdout.flush()  # here, so that a closed pipe is noticed inside this try
+        return code
+    except BrokenPipeError:  # the reader went away (`| head`, `| grep -q`): stop quietly, as Kafka's scripts do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except CliError as e:
         print(f"Error: {e}", file=sys.stderr)
     except KafkaError as e:
