@@ -14,22 +14,25 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from .clock import now_ms
-from .config import BrokerConfig
+from .config import BrokerConfig, TopicConfig
 from .controller import Controller
 from .errors import ErrorCode, KafkaError
 from .groups.coordinator import GroupCoordinator
 from .groups.offsets import TOPIC as OFFSETS_TOPIC
 from .groups.offsets_topic import OffsetsTopic
 from .log import PartitionLog
+from .log.dirs import LogDirs
 from .metadata import PartitionInfo, TopicInfo
 from .replica.fetcher import ReplicaFetcher
 from .replica.isr import isr_changes
+from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
+from .replica.throttle import ByteRate
 from .share.coordinator import ShareGroupCoordinator
 from .share.manager import SharePartitionManager
 from .share.state_topic import ShareStateTopic
@@ -48,12 +51,19 @@ CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
 
 class Broker:
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
-                 data_dir: Path | None):
+                 data_dir: Path | Sequence[Path] | None):
         self.node_id, self.config = node_id, config
         self.controller, self.metadata, self.peers = controller, controller.metadata, peers
-        self.data_dir = data_dir
+        roots = [] if data_dir is None else [data_dir] if isinstance(data_dir, Path) else list(data_dir)
+        self.log_dirs = LogDirs(roots) if roots else None  # Kafka's log.dirs; None: in memory
+        self.data_dir = self.log_dirs.online[0] if self.log_dirs else None
+        self.log_dir_moves: dict[tuple[str, int], LogDirMove] = {}  # AlterReplicaLogDirs in progress
+        self.preferred_log_dirs: dict[tuple[str, int], Path] = {}  # asked for before the replica existed
+        self._move_wanted = asyncio.Event()
         self.partitions: dict[tuple[str, int], Partition] = {}
-        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers)
+        self.leader_quota = ByteRate(lambda: self.config["leader.replication.throttled.rate"])  # KIP-73
+        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers,
+                                      ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
         share_state = ShareStateTopic(self, peers)  # share groups, KIP-932
@@ -74,15 +84,26 @@ class Broker:
         only the active segment is scanned; a byte flipped later in an old segment is found
         by the consumers, which check each batch's CRC.
         """
-        if self.data_dir is not None:
-            marker = self.data_dir / CLEAN_SHUTDOWN
-            has_logs = any(p.is_dir() for p in self.data_dir.iterdir())
-            self._unclean_start = has_logs and not marker.exists()
-            if self._unclean_start:
-                log.warning("broker %d did not shut down cleanly: checking every log segment", self.node_id)
+        for root in self.log_dirs.online if self.log_dirs else []:
+            marker = root / CLEAN_SHUTDOWN
+            has_logs = any(p.is_dir() for p in root.iterdir())
+            self._unclean_start |= has_logs and not marker.exists()
             marker.unlink(missing_ok=True)  # until the next clean shutdown, a crash must be noticed
+        if self._unclean_start:
+            log.warning("broker %d did not shut down cleanly: checking every log segment", self.node_id)
+        self._delete_strays()
         for topic in list(self.metadata.topics.values()):
             self.open_replicas(topic)
+
+    def _delete_strays(self) -> None:
+        """Future logs of moves that a stop interrupted, and replicas reassigned away while
+        this broker was down: neither is this broker's any more."""
+        for found in list(self.log_dirs.partition_dirs()) if self.log_dirs else []:
+            topic = self.metadata.topics.get(found.topic)
+            info = topic.partitions[found.index] if topic and found.index < len(topic.partitions) else None
+            if found.future or (info is not None and self.node_id not in info.replicas):
+                log.info("broker %d deletes %s (no longer one of its replicas)", self.node_id, found.path)
+                LogDirs.remove(found.path)
 
     def start_background(self) -> None:
         """Start the fetcher, the ISR watch, the log cleaner and the coordinators' timers."""
@@ -91,21 +112,24 @@ class Broker:
         self._tasks += [loop.create_task(self._housekeeping()), loop.create_task(self.fetcher.run()),
                         loop.create_task(self._watch_isr()), loop.create_task(self.groups.run()),
                         loop.create_task(self.transactions.run()), loop.create_task(self.share_groups.run()),
-                        loop.create_task(self.share_partitions.run())]
+                        loop.create_task(self.share_partitions.run()), loop.create_task(self._move_log_dirs())]
 
     async def close(self, flush: bool = True) -> None:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)  # let them finish cancelling
         self._tasks.clear()
+        for move in self.log_dir_moves.values():
+            move.future.close()  # left on disk: the next start deletes it
+        self.log_dir_moves.clear()
         for p in self.partitions.values():
             p.notify()
             if flush:
                 p.log.flush()
             p.log.close()
         self.partitions.clear()
-        if flush and self.data_dir is not None:
-            (self.data_dir / CLEAN_SHUTDOWN).touch()
+        for root in self.log_dirs.online if flush and self.log_dirs else []:
+            (root / CLEAN_SHUTDOWN).touch()
 
     # -- replicas (LocalReplicas, for this broker's coordinators) --------------------------
     def local_replica(self, topic: str, index: int) -> Partition | None:
@@ -131,10 +155,10 @@ class Broker:
 
     # -- replicas (ReplicaHost, what other brokers ask) ---------------------------------
     def open_replicas(self, topic: TopicInfo) -> None:
-        config = self.metadata.topic_config(topic.name)
+        config = TopicConfig(self.config, topic.overrides)  # this broker's dynamic settings included
         for info in topic.partitions:
             if self.node_id in info.replicas and (topic.name, info.index) not in self.partitions:
-                directory = self.data_dir / f"{topic.name}-{info.index}" if self.data_dir else None
+                directory = self._place(topic.name, info.index)
                 plog = PartitionLog(directory, config, topic=topic.name, partition=info.index,
                                     check_all=self._unclean_start)
                 part = Partition(topic.name, info, plog, config, self.node_id)
@@ -143,12 +167,21 @@ class Broker:
                     self._became_leader(part)
 
     def drop_replicas(self, topic: str) -> None:
-        for key in [k for k in self.partitions if k[0] == topic]:
-            part = self.partitions.pop(key)
-            part.notify()
-            part.log.close()
-            if self.data_dir:
-                shutil.rmtree(self.data_dir / f"{key[0]}-{key[1]}", ignore_errors=True)
+        for name, index in [k for k in self.partitions if k[0] == topic]:
+            self.drop_replica(name, index)
+
+    def drop_replica(self, topic: str, index: int) -> None:
+        """Delete this broker's replica of a partition, files and all (StopReplica, delete=true)."""
+        part = self.partitions.pop((topic, index), None)
+        move = self.log_dir_moves.pop((topic, index), None)
+        if move is not None:
+            move.abandon()
+        if part is None:
+            return
+        part.notify()
+        part.log.close()
+        if part.log.directory is not None:
+            LogDirs.remove(part.log.directory)
 
     def on_partition_change(self, topic: str, info: PartitionInfo) -> None:
         """The controller changed a partition's leader or ISR (LeaderAndIsr, in Kafka)."""
@@ -194,6 +227,57 @@ class Broker:
         part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}
         self.groups.on_become_leader(part)
         self.transactions.on_become_leader(part)
+
+    # -- log directories (KIP-113) -------------------------------------------------------
+    def _place(self, topic: str, index: int) -> Path | None:
+        if self.log_dirs is None:
+            return None
+        load: dict[Path, int] = {}
+        for part in self.partitions.values():
+            if part.log.directory is not None:
+                load[part.log.directory.parent] = load.get(part.log.directory.parent, 0) + 1
+        return self.log_dirs.place(topic, index, load, self.preferred_log_dirs.pop((topic, index), None))
+
+    def alter_replica_log_dir(self, topic: str, index: int, path: str) -> None:
+        """AlterReplicaLogDirs for one replica: start moving it (or raise Kafka's error)."""
+        if self.log_dirs is None:
+            raise KafkaError(ErrorCode.log_dir_not_found, "This broker keeps its logs in memory, not in log.dirs.")
+        root = self.log_dirs.lookup(path)
+        info = self.metadata.topics.get(topic)
+        if info is None or not 0 <= index < len(info.partitions):
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
+        part = self.partitions.get((topic, index))
+        if part is None:  # Kafka remembers the wish for when the replica arrives
+            self.preferred_log_dirs[(topic, index)] = root
+            raise KafkaError(ErrorCode.replica_not_available, f"Broker {self.node_id} holds no replica of "
+                                                              f"{topic}-{index}; it will be created in {path}.")
+        move = self.log_dir_moves.pop((topic, index), None)
+        if move is not None:
+            if move.destination == root:
+                self.log_dir_moves[(topic, index)] = move
+                return
+            move.abandon()
+        if part.log.directory is not None and part.log.directory.parent != root:
+            self.log_dir_moves[(topic, index)] = LogDirMove(part, root)
+            self._move_wanted.set()
+
+    async def _move_log_dirs(self) -> None:
+        """Copy each moving replica a step at a time; swap it in once caught up."""
+        while True:
+            for key, move in list(self.log_dir_moves.items()):
+                try:
+                    if move.copy_some():
+                        del self.log_dir_moves[key]
+                        move.finish()
+                except OSError:
+                    log.exception("moving %s-%d to %s failed", key[0], key[1], move.destination)
+                    self.log_dir_moves.pop(key, None)
+                    move.abandon()
+            if self.log_dir_moves:
+                await asyncio.sleep(0.01)  # other work goes first
+            else:
+                await self._move_wanted.wait()
+                self._move_wanted.clear()
 
     # -- topics ---------------------------------------------------------------
     def create_topic(self, name: str, partitions: int = -1, replication_factor: int = -1,

@@ -66,8 +66,13 @@ class Cluster:
         self.config = BrokerConfig(rest)
         self.racks = _racks(racks, self.config["broker.rack"], self.node_ids)
         self.in_memory = in_memory
-        self._own_dir = data_dir is None and not in_memory
-        self.data_dir = None if in_memory else Path(data_dir or tempfile.mkdtemp(prefix="minikafka-"))
+        log_dirs = [Path(d) for d in self.config["log.dirs"].split(",") if d]  # Kafka's log.dirs
+        self._own_dir = data_dir is None and not in_memory and not log_dirs
+        if in_memory:
+            self.data_dir = None
+        else:  # the cluster metadata lives here; with log.dirs, in the first one (Kafka's metadata.log.dir)
+            self.data_dir = Path(data_dir or (log_dirs[0] if log_dirs else tempfile.mkdtemp(prefix="minikafka-")))
+        self.log_dir_roots = log_dirs or ([self.data_dir] if self.data_dir else [])
         self.brokers: dict[int, Broker] = {}
         self.peers = Peers(self.brokers)  # the one seam between brokers, over the live ones
         self.dispatchers: dict[int, RequestDispatcher] = {}
@@ -134,11 +139,8 @@ class Cluster:
 
     async def _start_broker(self, node_id: int) -> Broker:
         port = self.ports.get(node_id) or (self.first_port + self.node_ids.index(node_id) if self.first_port else 0)
-        broker_dir = None
-        if self.data_dir:
-            broker_dir = self.data_dir if self.broker_count == 1 else self.data_dir / f"broker-{node_id}"
-            broker_dir.mkdir(parents=True, exist_ok=True)
-        broker = Broker(node_id, self.config, self.controller, self.peers, broker_dir)
+        broker = Broker(node_id, self.metadata.broker_config(node_id), self.controller, self.peers,
+                        self.broker_log_dirs(node_id))
         dispatcher = RequestDispatcher(broker, self.authorizer)
         old = self.dispatchers.get(node_id)
         if old is not None:
@@ -157,6 +159,12 @@ class Cluster:
         self.controller.broker_joined(node_id)
         return broker
 
+    def broker_log_dirs(self, node_id: int) -> list[Path]:
+        """A broker's log directories: each of ``log.dirs`` (or the data directory), with a
+        ``broker-N`` directory inside when the cluster has several brokers."""
+        if self.broker_count == 1:
+            return list(self.log_dir_roots)
+        return [root / f"broker-{node_id}" for root in self.log_dir_roots]
     async def _open_listeners(self, node_id: int, dispatcher: RequestDispatcher, port: int) -> list[Listener]:
         """One listener, or one per entry of the listeners setting, each with its TLS and sessions."""
         limits = dict(idle_ms=self.config["connections.max.idle.ms"], max_connections=self.config["max.connections"],
@@ -346,7 +354,8 @@ class Cluster:
         return sorted(self.brokers)
 
     def partition_state(self, topic: str, partition: int = 0) -> dict:
-        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset."""
+        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset; during a
+        reassignment (KIP-455) also the replicas being added and removed."""
         def read():
             info = self.metadata.topics[topic].partitions[partition]
             leos = {b: self.brokers[b].partitions[(topic, partition)].log_end_offset
@@ -355,7 +364,8 @@ class Cluster:
             hw = leader.partitions[(topic, partition)].high_watermark if leader else None
             return {"topic": topic, "partition": partition, "leader": info.leader, "leader_epoch": info.leader_epoch,
                     "replicas": list(info.replicas), "isr": list(info.isr), "high_watermark": hw,
-                    "log_end_offsets": leos}
+                    "log_end_offsets": leos, "adding_replicas": list(info.adding_replicas),
+                    "removing_replicas": list(info.removing_replicas)}
         return self.call(read)
 
     def run_log_cleaner(self) -> None:

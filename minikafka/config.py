@@ -8,6 +8,7 @@ read this table, so a setting is documented exactly once.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -130,6 +131,9 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("share.coordinator.state.topic.replication.factor", "int", 3,
             "Replicas of __share_group_state (at most as many as brokers are alive when it is created)."),
     Setting("share.coordinator.state.topic.segment.bytes", "int", 100 * MiB, "Segment size of __share_group_state (small, so compaction can work)."),
+    Setting("log.dirs", "list", "", "The broker's log directories, comma-separated; a new replica goes to the one holding fewest partitions."),
+    Setting("leader.replication.throttled.rate", "long", 2**63 - 1, "Bytes per second a leader sends to the out-of-sync followers listed in a topic's leader.replication.throttled.replicas."),
+    Setting("follower.replication.throttled.rate", "long", 2**63 - 1, "Bytes per second a follower fetches for the out-of-sync replicas listed in a topic's follower.replication.throttled.replicas."),
 )
 
 _BROKER = {s.name: s for s in BROKER_SETTINGS}
@@ -152,8 +156,8 @@ TOPIC_ONLY_SETTINGS: tuple[Setting, ...] = (
     Setting("file.delete.delay.ms", "long", 60_000, "Wait before deleting a removed segment's file." + _NO_EFFECT),
     Setting("flush.messages", "long", _LONG_MAX, "fsync after this many records (the OS flushes otherwise)." + _NO_EFFECT),
     Setting("flush.ms", "long", _LONG_MAX, "fsync after this long." + _NO_EFFECT),
-    Setting("follower.replication.throttled.replicas", "list", "", "Replicas whose follower traffic is throttled." + _NO_EFFECT),
-    Setting("leader.replication.throttled.replicas", "list", "", "Replicas whose leader traffic is throttled." + _NO_EFFECT),
+    Setting("follower.replication.throttled.replicas", "list", "", "Replicas (partition:broker, or *) whose fetches follow the follower's follower.replication.throttled.rate while out of the ISR."),
+    Setting("leader.replication.throttled.replicas", "list", "", "Replicas (partition:broker, or *) that send to out-of-sync followers within the leader's leader.replication.throttled.rate."),
     Setting("local.retention.bytes", "long", -2, "Local bytes kept with tiered storage (-2: retention.bytes)." + _NO_EFFECT),
     Setting("local.retention.ms", "long", -2, "Local time kept with tiered storage (-2: retention.ms)." + _NO_EFFECT),
     Setting("message.downconversion.enable", "bool", True, "Convert batches for old consumers." + _NO_EFFECT),
@@ -186,8 +190,17 @@ class BrokerConfig:
     def __init__(self, overrides: Mapping[str, Any] | None = None):
         self.values: dict[str, Any] = {s.name: s.default for s in BROKER_SETTINGS}
         self.explicit: set[str] = set()
+        self.dynamic: tuple[tuple[str, Mapping[str, Any]], ...] = ()  # (source, values), most specific first
         for k, v in (overrides or {}).items():
             self.set(k, v)
+
+    def layered(self, *dynamic: tuple[str, Mapping[str, Any]]) -> "BrokerConfig":
+        """These settings seen through dynamic layers (KIP-226), most specific first: a
+        broker's own dynamic values, then the cluster-wide dynamic defaults. The layers are
+        live mappings, so a later change is seen at once; the static values are shared."""
+        view = copy.copy(self)
+        view.dynamic = dynamic
+        return view
 
     def set(self, name: str, value: Any) -> None:
         if name in _BROKER:
@@ -200,12 +213,27 @@ class BrokerConfig:
         self.explicit.add(name)
 
     def __getitem__(self, name: str) -> Any:
+        for _, layer in self.dynamic:
+            if name in layer:
+                return layer[name]
         return self.values[name]
+
+    def source(self, name: str) -> str:
+        """Where a broker setting's value comes from, in DescribeConfigs' vocabulary."""
+        return next((source for source, layer in self.dynamic if name in layer), None) or \
+            ("STATIC_BROKER_CONFIG" if name in self.explicit else "DEFAULT_CONFIG")
+
+    def synonyms(self, name: str) -> tuple[tuple[str, str, str], ...]:
+        """Every place ``name`` has a value, most specific first: (name, value, source)."""
+        out = [(name, render(layer[name]), source) for source, layer in self.dynamic if name in layer]
+        if name in self.explicit:
+            out.append((name, render(self.values[name]), "STATIC_BROKER_CONFIG"))
+        return (*out, (name, render(_BROKER[name].default), "DEFAULT_CONFIG"))
 
     def topic_default(self, topic_setting: str) -> Any:
         broker_name = TOPIC_TO_BROKER.get(topic_setting)
         if broker_name:
-            return self.values[broker_name]
+            return self[broker_name]
         return TOPIC_SETTINGS[topic_setting].default
 
 
@@ -242,9 +270,8 @@ class TopicConfig(Mapping[str, Any]):
         """Where the value comes from, in DescribeConfigs' vocabulary."""
         if name in self.overrides:
             return "DYNAMIC_TOPIC_CONFIG"
-        if TOPIC_TO_BROKER.get(name) in self.broker.explicit:
-            return "STATIC_BROKER_CONFIG"
-        return "DEFAULT_CONFIG"
+        broker_name = TOPIC_TO_BROKER.get(name)
+        return self.broker.source(broker_name) if broker_name else "DEFAULT_CONFIG"
 
     @property
     def compacted(self) -> bool:
@@ -272,6 +299,7 @@ def read_properties(path: str | Path) -> dict[str, str]:
 # DescribeConfigs vocabulary: where a value comes from, and its type.
 SOURCE_CODES = {"DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5,
                 "DYNAMIC_GROUP_CONFIG": 8}
+SOURCE_CODES.update({"DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "DYNAMIC_BROKER_LOGGER_CONFIG": 6})
 TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 7}
 
 
@@ -282,6 +310,7 @@ class ConfigEntry:
     source: str
     setting: Setting
     synonyms: tuple[tuple[str, str, str], ...] = ()  # (name, value, source), most specific first
+    read_only: bool = False
 
 
 def render(value: Any) -> str:
@@ -296,13 +325,23 @@ def describe_topic(config: TopicConfig) -> list[ConfigEntry]:
             synonyms.append((name, render(config.overrides[name]), "DYNAMIC_TOPIC_CONFIG"))
         broker_name = TOPIC_TO_BROKER.get(name)
         if broker_name:
-            src = "STATIC_BROKER_CONFIG" if broker_name in config.broker.explicit else "DEFAULT_CONFIG"
-            synonyms.append((broker_name, render(config.broker[broker_name]), src))
+            synonyms += config.broker.synonyms(broker_name)
         out.append(ConfigEntry(name, render(config[name]), config.source(name), setting, tuple(synonyms)))
     return out
 
 
 def describe_broker(config: BrokerConfig) -> list[ConfigEntry]:
-    return [ConfigEntry(s.name, render(config[s.name]),
-                        "STATIC_BROKER_CONFIG" if s.name in config.explicit else "DEFAULT_CONFIG", s)
+    """Every broker setting with its source and synonyms; those Kafka cannot change at run
+    time are read-only (``DYNAMIC_BROKER_SETTINGS``)."""
+    return [ConfigEntry(s.name, render(config[s.name]), config.source(s.name), s, config.synonyms(s.name),
+                        read_only=s.name not in DYNAMIC_BROKER_SETTINGS)
             for s in BROKER_SETTINGS]
+
+
+# The broker settings Kafka lets IncrementalAlterConfigs change at run time (KIP-226), per
+# broker or cluster-wide; of minikafka's settings: the topic defaults, connection limits and
+# the replication throttles.
+DYNAMIC_BROKER_SETTINGS = frozenset({
+    *(s.name for s in BROKER_SETTINGS if s.topic_name), "max.connections", "max.connections.per.ip",
+    "leader.replication.throttled.rate", "follower.replication.throttled.rate",
+})

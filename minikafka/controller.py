@@ -10,13 +10,18 @@ that broker stops. Its rules are Kafka's:
   so the partition waits offline for it (unless ``unclean.leader.election.enable``
   lets an out-of-sync replica lead, and lose what only the old leader had);
 * when a broker returns and catches up it re-enters the ISR, and the preferred
-  leader (first replica) takes its partitions back.
+  leader (first replica) takes its partitions back;
+* an administrator may ask for an election (ElectLeaders, KIP-460) or move a
+  partition's replicas to other brokers (KIP-455; the rules are in ``reassignment``).
 """
 
 from __future__ import annotations
 
 import logging
 
+from . import reassignment
+from .clock import now_ms
+from .errors import ErrorCode, KafkaError
 from .metadata import ClusterMetadata, PartitionInfo
 from .replica.peers import Peers
 
@@ -29,11 +34,16 @@ class Controller:
     def __init__(self, metadata: ClusterMetadata, peers: Peers):
         self.metadata = metadata
         self.peers = peers  # the live brokers, told of every partition change
+        self.registered: set[int] = set()  # every broker that has joined (a stopped one stays registered)
+        self.departed: dict[int, tuple[int, int]] = {}  # stopped broker -> (metadata log end offset, when)
 
     # -- who is alive -------------------------------------------------------------
     def elect_controller(self) -> None:
         live = self.peers.live()
-        self.metadata.controller_id = live[0] if live else -1
+        new = live[0] if live else -1
+        if new >= 0 and new != self.metadata.controller_id:
+            self.metadata.controller_changed(new)
+        self.metadata.controller_id = new
 
     def live(self, broker_id: int) -> bool:
         return broker_id in self.peers
@@ -70,6 +80,65 @@ class Controller:
         if info.leader != preferred and preferred in info.isr and self.live(preferred):
             self._set_leader(topic, info, preferred)
 
+    def requested_election(self, topic: str, info: PartitionInfo, unclean: bool) -> None:
+        """ElectLeaders (KIP-460): elect as asked, or raise the error Kafka's controller gives.
+
+        PREFERRED: the first replica leads if it is alive and in sync. UNCLEAN: only a
+        partition with no leader gets one, from the ISR if a member is alive, else from
+        any live replica (what only the old leader had is lost).
+        """
+        if not unclean:
+            preferred = info.replicas[0]
+            if info.leader == preferred:
+                raise KafkaError(ErrorCode.election_not_needed, f"Broker {preferred}, the preferred leader, leads.")
+            if preferred not in info.isr or not self.live(preferred):
+                raise KafkaError(ErrorCode.preferred_leader_not_available,
+                                 f"The preferred leader, broker {preferred}, is not alive and in sync.")
+            self._set_leader(topic, info, preferred)
+            return
+        if info.leader != NO_LEADER:
+            raise KafkaError(ErrorCode.election_not_needed, f"Broker {info.leader} leads {topic}-{info.index}.")
+        in_sync = [b for b in info.replicas if b in info.isr and self.live(b)]
+        chosen = (in_sync or [b for b in info.replicas if self.live(b)] or [NO_LEADER])[0]
+        if chosen == NO_LEADER:
+            raise KafkaError(ErrorCode.eligible_leaders_not_available, "No replica of the partition is alive.")
+        if not in_sync:
+            log.warning("unclean election asked for: %s-%d led by out-of-sync broker %d", topic, info.index, chosen)
+            info.isr = [chosen]
+        self._set_leader(topic, info, chosen)
+
+    # -- reassignment (KIP-455) ---------------------------------------------------------
+    def reassign(self, topic: str, info: PartitionInfo, target: list[int] | None,
+                 allow_replication_factor_change: bool = True) -> None:
+        """Move a partition to ``target`` replicas (None cancels the move in progress)."""
+        if target is None:
+            unclean = self.metadata.topic_config(topic)["unclean.leader.election.enable"]
+            self._settle(topic, info, reassignment.revert(info, unclean))
+            return
+        reassignment.check_target(target, self.registered, reassignment.target(info), allow_replication_factor_change)
+        if not reassignment.start(info, target):
+            return
+        log.info("reassigning %s-%d to %s (adding %s, removing %s)", topic, info.index, target,
+                 info.adding_replicas, info.removing_replicas)
+        self._publish(topic, info)
+        self.peers.open_replicas(self.metadata.topics[topic])  # newcomers start following the leader
+        self.maybe_complete_reassignment(topic, info)
+
+    def maybe_complete_reassignment(self, topic: str, info: PartitionInfo) -> None:
+        if reassignment.in_progress(info) and reassignment.ready(info):
+            log.info("reassignment of %s-%d complete: replicas %s", topic, info.index, reassignment.target(info))
+            self._settle(topic, info, reassignment.complete(info))
+
+    def _settle(self, topic: str, info: PartitionInfo, gone: list[int]) -> None:
+        """After the replicas changed: a leader that left is replaced, brokers hear the news,
+        and the replicas that left are deleted (a stopped broker deletes its own at start)."""
+        if info.leader not in info.replicas or info.leader not in info.isr:
+            self.elect_leader(topic, info, exclude=tuple(gone))
+        else:
+            self._publish(topic, info)
+        for broker_id in gone:
+            self.peers.drop_replica(broker_id, topic, info.index)
+
     # -- the ISR --------------------------------------------------------------------
     def shrink_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
         if broker_id in info.isr and len(info.isr) > 1:
@@ -83,6 +152,7 @@ class Controller:
             log.info("ISR of %s-%d grew to %s (broker %d caught up)", topic, info.index, info.isr, broker_id)
             self._publish(topic, info)
             self.preferred_election(topic, info)
+            self.maybe_complete_reassignment(topic, info)
 
     # -- brokers coming and going ----------------------------------------------------------
     def partitions(self):
@@ -92,6 +162,7 @@ class Controller:
 
     def broker_leaving(self, broker_id: int) -> None:
         """Move leadership away and drop the broker from every ISR (controlled shutdown)."""
+        self.departed[broker_id] = (self.metadata.end_offset, now_ms())
         for topic, info in self.partitions():
             if broker_id not in info.replicas:
                 continue
@@ -104,6 +175,8 @@ class Controller:
 
     def broker_joined(self, broker_id: int) -> None:
         """Offline partitions whose in-sync replica returned get a leader again."""
+        self.registered.add(broker_id)
+        self.departed.pop(broker_id, None)
         self.elect_controller()
         for topic, info in self.partitions():
             if broker_id in info.replicas and info.leader == NO_LEADER:

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
+from . import dynamic_config
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
 from .errors import ErrorCode, KafkaError
 from .security import store as security_store
@@ -41,6 +42,8 @@ class PartitionInfo:
     leader: int
     isr: list[int]
     leader_epoch: int = 0
+    adding_replicas: list[int] = field(default_factory=list)  # a reassignment in progress (KIP-455)
+    removing_replicas: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -84,7 +87,7 @@ class ClusterMetadata:
     """Topics and partition state, owned by the controller and read by every broker."""
 
     def __init__(self, config: BrokerConfig, path: Path | None = None):
-        self.config = config
+        self.static_config = config
         self.path = path  # the snapshot; the change log sits next to it
         self.cluster_id = "minikafka-" + uuid.uuid4().hex[:12]
         self.controller_id = -1
@@ -98,6 +101,10 @@ class ClusterMetadata:
         self._next_producer_id = 0
         self._journal: IO[str] | None = None
         self._journal_bytes = self._snapshot_bytes = 0
+        self.end_offset = 0  # records written to the metadata log so far (KRaft's log end offset)
+        self.controller_epoch = 0  # bumped by each controller change (the quorum leader epoch)
+        self.broker_configs = dynamic_config.DynamicBrokerConfigs(self._append)  # KIP-226
+        self.config = self.broker_configs.view(config)  # static settings under the cluster-wide dynamic ones
         self.security = security_store.SecurityRecords(self._append)  # ACLs and SCRAM credentials
         if path and path.exists():
             self._load()
@@ -115,9 +122,11 @@ class ClusterMetadata:
         self.cluster_id = data["cluster_id"]
         self.producer_id_block_end = data.get("producer_id_block_end", 0)
         self.group_configs = data.get("group_configs", {})
+        self.end_offset, self.controller_epoch = data.get("end_offset", 0), data.get("controller_epoch", 0)
         for t in data["topics"]:
             self._put_topic(_topic_from_dict(t))
         self.security.load_snapshot(data)
+        self.broker_configs.load_snapshot(data)
         if self.journal_path.exists():
             text = self.journal_path.read_text()
             whole = text.rfind("\n") + 1
@@ -126,6 +135,7 @@ class ClusterMetadata:
                 os.truncate(self.journal_path, len(text[:whole].encode()))
             for number, line in enumerate(text[:whole].splitlines(), 1):
                 self._journal_bytes += len(line) + 1
+                self.end_offset += 1
                 try:
                     self._replay(json.loads(line))
                 except (ValueError, KeyError, TypeError) as e:
@@ -145,6 +155,10 @@ class ClusterMetadata:
             self._drop_topic(rec["name"])
         elif kind == "producer_ids":
             self.producer_id_block_end = rec["block_end"]
+        elif kind == "leader_change":
+            self.controller_epoch = rec["epoch"]
+        elif kind in dynamic_config.RECORD_TYPES:
+            self.broker_configs.replay(rec)
         elif kind == "group_config":
             self._put_group_configs(rec["group"], rec["configs"])
         elif kind in security_store.RECORD_TYPES:
@@ -153,6 +167,7 @@ class ClusterMetadata:
             raise ValueError(f"unknown record type {kind!r}")
 
     def _append(self, rec: dict) -> None:
+        self.end_offset += 1
         if not self.path:
             return
         line = json.dumps(rec, separators=(",", ":")) + "\n"
@@ -174,7 +189,8 @@ class ClusterMetadata:
             return
         data = {"cluster_id": self.cluster_id, "producer_id_block_end": self.producer_id_block_end,
                 "topics": [asdict(t) for t in self.topics.values()], "group_configs": self.group_configs,
-                **self.security.snapshot()}
+                "end_offset": self.end_offset, "controller_epoch": self.controller_epoch,
+                **self.security.snapshot(), **self.broker_configs.snapshot()}
         text = json.dumps(data, separators=(",", ":"))
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text)
@@ -199,6 +215,16 @@ class ClusterMetadata:
         """Record one partition's leader, epoch and ISR."""
         self._append({"type": "partition", "topic": topic, "partition": asdict(info)})
 
+    def controller_changed(self, controller_id: int) -> None:
+        """A new controller (KRaft's quorum leader): a new epoch, recorded as KRaft records a
+        LeaderChangeMessage."""
+        self.controller_id = controller_id
+        self.controller_epoch += 1
+        self._append({"type": "leader_change", "leader": controller_id, "epoch": self.controller_epoch})
+
+    def broker_config(self, node_id: int) -> BrokerConfig:
+        """What broker ``node_id`` reads: its own dynamic settings, the cluster-wide ones, the static ones."""
+        return self.broker_configs.view(self.static_config, node_id)
     def set_group_configs(self, group_id: str, configs: dict[str, str]) -> None:
         """Record a group's whole settings (an empty dict removes them)."""
         self._put_group_configs(group_id, configs)

@@ -20,6 +20,7 @@ _command_config: dict[str, str] = {}  # from --command-config, for every client 
 
 
 def add_bootstrap(parser: argparse.ArgumentParser) -> None:
+    _command_config.clear()  # a new command line: no login left over from an earlier one in this process
     parser.add_argument("--bootstrap-server", default=DEFAULT_BOOTSTRAP, metavar="HOST:PORT",
                         help=f"broker(s) to connect to (default: $KAFKA_BOOTSTRAP_SERVERS or {DEFAULT_BOOTSTRAP})")
     parser.add_argument("--command-config", metavar="FILE", type=_load_command_config,

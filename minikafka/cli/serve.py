@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port of the first broker (default 9092, or the first of the file's "
                                             "listeners; 0 = any free port)")
     p.add_argument("--brokers", type=int, default=1, help="number of brokers, on consecutive ports")
-    p.add_argument("--data-dir", help="where logs are kept (default ./.minikafka-data, or the file's log.dirs)")
+    p.add_argument("--data-dir", help="where logs are kept (default ./.minikafka-data, or the file's log.dirs); "
+                                      "several directories, comma-separated, are Kafka's log.dirs")
     p.add_argument("--in-memory", action="store_true", help="keep everything in RAM (lost on exit)")
     p.add_argument("--config", action="append", metavar="NAME=VALUE", help="a broker setting, e.g. num.partitions=3")
     p.add_argument("--log-level", default="INFO")
@@ -60,7 +61,8 @@ def from_server_properties(settings: dict[str, str]) -> Where:
 
     ``listeners`` stays in ``settings``: the Cluster opens one listener per entry (with
     their security, ``minikafka.security.settings``). ``log.dirs`` (or ``log.dir``) gives
-    the data directory, ``log.retention.hours`` and ``log.retention.minutes`` become
+    the data directories (the first also holds the cluster metadata, as Kafka's
+    ``metadata.log.dir`` defaults to it), ``log.retention.hours`` and ``log.retention.minutes`` become
     ``log.retention.ms`` as on Kafka (ms wins, then minutes, then hours). What minikafka
     has no part for is removed and listed.
     """
@@ -68,9 +70,7 @@ def from_server_properties(settings: dict[str, str]) -> Where:
     dirs = _items(settings.pop("log.dirs", "") or settings.pop("log.dir", ""))
     settings.pop("log.dir", None)
     if dirs:
-        where.data_dir = dirs[0]
-        if len(dirs) > 1:
-            where.not_used.append(f"log.dirs after the first ({', '.join(dirs[1:])})")
+        where.data_dir = ",".join(dirs)
     for unit, ms in (("minutes", 60_000), ("hours", 3_600_000)):
         value = settings.pop(f"log.retention.{unit}", None)
         if value is not None and "log.retention.ms" not in settings:
@@ -148,6 +148,8 @@ def main(argv: list[str]) -> int:
         else:
             host, port = args.host or where.host, where.port if args.port is None else args.port
         data_dir = args.data_dir or where.data_dir
+        if "," in data_dir:  # several log directories: Kafka's log.dirs
+            settings["log.dirs"], data_dir = data_dir, _items(data_dir)[0]
         first_id = _first_node_id(settings)
         cluster = Cluster(args.brokers, None if args.in_memory else data_dir, port, settings,
                           host=host, in_memory=args.in_memory, first_node_id=first_id)
@@ -160,7 +162,7 @@ def main(argv: list[str]) -> int:
         print(f"Error: cannot listen on {where_to} ({e.strerror}). "
               f"Is another broker running? Try --port 0 or another port.", file=sys.stderr)
         return 2
-    stored = "in memory" if args.in_memory else f"data in {data_dir}"
+    stored = "in memory" if args.in_memory else f"data in {settings.get('log.dirs') or data_dir}"
     ids = ", ".join(map(str, cluster.node_ids))
     if where.not_used:
         print(f"Not used by minikafka (one process, its own controller): {', '.join(where.not_used)}.")

@@ -1,20 +1,23 @@
 """What AlterConfigs and IncrementalAlterConfigs share: applying changes to a resource.
 
 Topic changes take effect at once (the topic's settings object is shared by its
-partitions) and are saved with the cluster metadata; broker changes last until the
-broker restarts. Group settings (a GROUP resource, KIP-848/KIP-932) are saved with the
-cluster metadata and read by the group's coordinator and share-partition leaders.
+partitions) and are saved with the cluster metadata. Broker changes are dynamic broker
+settings (KIP-226): for one broker (its id) or for all (""), only those Kafka lets change
+at run time, saved with the cluster metadata (``minikafka.dynamic_config``). Group
+settings (a GROUP resource, KIP-848/KIP-932) are saved with the cluster metadata and read
+by the group's coordinator and share-partition leaders.
 """
 
 from __future__ import annotations
 
-from ..config import ConfigError, TOPIC_SETTINGS, validate_topic_configs
+from ..config import BROKER_SETTINGS, ConfigError, TOPIC_SETTINGS, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
 from ..share import configs as group_configs
 from ..security.acl import Operation
 from ._authorize import check_config_access
 
 TOPIC, BROKER, GROUP = 2, 4, 32
+BROKER_LOGGER = 8
 
 
 def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only: bool) -> None:
@@ -35,9 +38,11 @@ def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only
             if not validate_only:
                 broker.metadata.set_group_configs(name, parsed)
         elif resource_type == BROKER:
-            for key, value in new_overrides.items():
-                if not validate_only:
-                    broker.config.set(key, value)
+            check_broker_name(ctx, name)
+            broker.metadata.broker_configs.replace(name, new_overrides, validate_only)
+        elif resource_type == BROKER_LOGGER:
+            raise KafkaError(ErrorCode.invalid_request,
+                             "AlterConfigs cannot change BROKER_LOGGER resources; use IncrementalAlterConfigs.")
         else:
             raise KafkaError(ErrorCode.invalid_request, f"Resource type {resource_type} cannot be altered here.")
     except ConfigError as e:
@@ -50,9 +55,18 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
         if topic is None:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
         return {k: str(v) for k, v in topic.overrides.items()}
+    if resource_type == BROKER:
+        return ctx.broker.metadata.broker_configs.strings(name)
     if resource_type == GROUP:
         return dict(ctx.broker.metadata.group_configs.get(name, {}))
     return {}
+
+
+def check_broker_name(ctx, name: str) -> None:
+    """A broker resource changed through a broker is that broker ("1") or all brokers ("")."""
+    if name not in ("", str(ctx.broker.node_id)):
+        raise KafkaError(ErrorCode.invalid_request,
+                         f"Unexpected broker id: this is broker {ctx.broker.node_id}, not {name!r}.")
 
 
 def result(ctx, res, fn) -> object:
@@ -66,6 +80,9 @@ def result(ctx, res, fn) -> object:
                     resource_type=res.resource_type, resource_name=res.resource_name)
 
 
+_BROKER_LISTS = {s.name for s in BROKER_SETTINGS if s.kind == "list"}
+
+
 def is_list(name: str) -> bool:
     setting = TOPIC_SETTINGS.get(name)
-    return setting is not None and setting.kind == "list"
+    return (setting is not None and setting.kind == "list") or name in _BROKER_LISTS

@@ -27,12 +27,6 @@ def _group(op: Op) -> Rule:
     return lambda ctx, request: None if ctx.allowed(op, Res.GROUP, request.group_id) else GROUP_DENIED
 
 
-def _find_coordinator(ctx, request) -> ErrorCode | None:
-    if request.key_type == 1:
-        return None if ctx.allowed(Op.DESCRIBE, Res.TRANSACTIONAL_ID, request.key) else TXN_DENIED
-    return None if ctx.allowed(Op.DESCRIBE, Res.GROUP, request.key) else GROUP_DENIED
-
-
 def _init_producer_id(ctx, request) -> ErrorCode | None:
     if request.transactional_id is not None:
         return None if ctx.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, request.transactional_id) else TXN_DENIED
@@ -60,6 +54,13 @@ def _cluster(op: Op) -> Rule:
     return rule
 
 
+def _add_partitions_to_txn(ctx, request) -> ErrorCode | None:
+    """v0-3, a producer's: WRITE on its transactional id; v4+, a broker's: CLUSTER_ACTION, in the handler."""
+    if ctx.api_version >= 4:
+        return None
+    return _transactional("v3_and_below_transactional_id")(ctx, request)
+
+
 def _transactional(txn_id_field: str, group_op: Op | None = None) -> Rule:
     def rule(ctx, request) -> ErrorCode | None:
         txn_id = getattr(request, txn_id_field)
@@ -74,13 +75,12 @@ def _transactional(txn_id_field: str, group_op: Op | None = None) -> Rule:
 RULES: dict[int, Rule] = {
     0: _transactional("transactional_id"),                 # Produce
     8: _group(Op.READ),                                    # OffsetCommit
-    10: _find_coordinator,                                 # FindCoordinator
     11: _group(Op.READ),                                   # JoinGroup
     12: _group(Op.READ),                                   # Heartbeat
     13: _group(Op.READ),                                   # LeaveGroup
     14: _group(Op.READ),                                   # SyncGroup
     22: _init_producer_id,                                 # InitProducerId
-    24: _transactional("v3_and_below_transactional_id"),   # AddPartitionsToTxn
+    24: _add_partitions_to_txn,                            # AddPartitionsToTxn
     25: _transactional("transactional_id", Op.READ),       # AddOffsetsToTxn
     26: _transactional("transactional_id"),                # EndTxn
     28: _transactional("transactional_id", Op.READ),       # TxnOffsetCommit
@@ -106,7 +106,9 @@ CHECKED_IN_HANDLER: dict[int, str] = {
     15: "DESCRIBE on each group", 69: "DESCRIBE on each group", 77: "DESCRIBE on each group",
     90: "DESCRIBE on each group",
     16: "DESCRIBE on the cluster, else on each group listed", 19: "CREATE on the cluster or the topic",
-    20: "DELETE on each topic", 21: "DELETE on each topic", 24: "WRITE on each topic",
+    10: "DESCRIBE on each group or transactional id (v4+ asks for several)",
+    20: "DELETE on each topic", 21: "DELETE on each topic", 24: "WRITE on each topic (v4+: CLUSTER_ACTION)",
+    75: "DESCRIBE on each topic (left out of 'all topics')",
     28: "READ on each topic", 29: "DESCRIBE on the cluster", 30: "ALTER on the cluster", 31: "ALTER on the cluster",
     32: "DESCRIBE_CONFIGS on each topic, or the cluster", 33: "ALTER_CONFIGS on each topic, or the cluster",
     37: "ALTER on each topic", 42: "DELETE on each group", 44: "ALTER_CONFIGS on each topic, or the cluster",

@@ -16,7 +16,7 @@ from ..protocol.apis import API_TABLE
 
 def _ranges(entry: type) -> tuple:
     """The API table as ApiVersion entries (the entry class has the same fields in every version)."""
-    return tuple(entry(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+    return tuple(entry(api_key=api.key, min_version=api.advertised_range[0], max_version=api.max_version)
                  for api in API_TABLE)
 
 

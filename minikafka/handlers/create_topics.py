@@ -2,10 +2,12 @@
 
 ``validate_only`` runs every check (name, collisions, counts, settings) and creates
 nothing, as ``kafka-topics.sh --create --dry-run`` relies on. From v5 the answer also
-carries the new topic's effective settings.
+carries the new topic's effective settings, and from v7 its topic id.
 """
 
 from __future__ import annotations
+
+import uuid
 
 from ..config import SOURCE_CODES, describe_topic
 from ..errors import ErrorCode, KafkaError
@@ -35,12 +37,12 @@ def _result(ctx, t, validate_only: bool):
         topic = _create(ctx, t, validate_only)
     except KafkaError as e:
         return ctx.make("CreatableTopicResult", name=t.name, error_code=e.code, error_message=e.message,
-                        topic_id=None, topic_config_error_code=0, num_partitions=-1, replication_factor=-1,
+                        topic_id=uuid.UUID(int=0), topic_config_error_code=0, num_partitions=-1, replication_factor=-1,
                         configs=None)
     described = ctx.allowed(Operation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name)
     configs = None if validate_only or not described or not ctx.has("CreatableTopicConfigs") else _configs(ctx, t.name)
     return ctx.make("CreatableTopicResult", name=t.name, error_code=ErrorCode.none, error_message=None,
-                    topic_id=None, num_partitions=len(topic.partitions),
+                    topic_id=uuid.UUID(topic.topic_id), num_partitions=len(topic.partitions),
                     topic_config_error_code=ErrorCode.none if described else ErrorCode.topic_authorization_failed,
                     replication_factor=len(topic.partitions[0].replicas), configs=configs)
 

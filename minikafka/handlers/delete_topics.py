@@ -1,19 +1,46 @@
-"""DeleteTopics: remove topics and their data from every broker."""
+"""DeleteTopics: remove topics and their data from every broker.
+
+From v6 a topic may be named by its id instead of its name (KIP-516): an unknown id is
+UNKNOWN_TOPIC_ID, and naming a topic both ways is an invalid request.
+"""
 
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
+from ..protocol import codec
 from ..security.acl import Operation, ResourceType
+from ._topic_ids import ZERO, id_of, name_of
+
+API_KEY, IDS_SINCE = 20, 6
 
 
-def _names(request) -> list[str]:
-    return list(request.topic_names)
+def upgrade(decoded, latest: type):
+    """v1-5 list topic names; as the newest version, each is a topic state without an id."""
+    if type(decoded).__version__ >= IDS_SINCE:
+        return codec.upgrade(decoded, latest)
+    old = codec.upgrade(decoded, codec.request_class(API_KEY, IDS_SINCE - 1))
+    module = codec.request_module(API_KEY, codec.latest_version(API_KEY))
+    return codec.make(latest, timeout=old.timeout, topics=tuple(
+        codec.entity(module, "DeleteTopicState", name=name, topic_id=ZERO) for name in old.topic_names))
 
 
-def _delete(ctx, name: str):
-    broker = ctx.broker
+def _name(ctx, state) -> str:
+    if state.name is not None and state.topic_id != ZERO:
+        raise KafkaError(ErrorCode.invalid_request, "Name a topic by its name or by its id, not both.")
+    if state.name is not None:
+        return state.name
+    name = name_of(ctx, state.topic_id)
+    if name is None:
+        raise KafkaError(ErrorCode.unknown_topic_id, f"No topic has the id {state.topic_id}.")
+    return name
+
+
+def _delete(ctx, state):
+    broker, name, topic_id = ctx.broker, state.name, state.topic_id
     try:
+        name = _name(ctx, state)
+        topic_id = id_of(ctx, name)
         if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, name):
             raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to delete topic {name!r}.")
         if not broker.config["delete.topic.enable"]:
@@ -24,8 +51,8 @@ def _delete(ctx, name: str):
         code, message = ErrorCode.none, None
     except KafkaError as e:
         code, message = e.code, e.message
-    return ctx.make("DeletableTopicResult", name=name, error_code=code, error_message=message)
+    return ctx.make("DeletableTopicResult", name=name, topic_id=topic_id, error_code=code, error_message=message)
 
 
 async def handle(ctx, request):
-    return ctx.respond(responses=tuple(_delete(ctx, n) for n in _names(request)))
+    return ctx.respond(responses=tuple(_delete(ctx, t) for t in request.topics))

@@ -1,4 +1,6 @@
-"""DescribeCluster (KIP-700): cluster id, controller and live brokers, for admin clients."""
+"""DescribeCluster (KIP-700): cluster id, controller and live brokers, for admin clients.
+
+v2 may ask for fenced brokers too (KIP-1073); minikafka lists the live ones, none fenced."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ from ._authorize import NOT_REQUESTED, authorized_operations
 
 async def handle(ctx, request):
     meta = ctx.broker.metadata
-    brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=meta.racks.get(i))
-                    for i, (h, p) in sorted(ctx.broker_endpoints.items()))
+    brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=meta.racks.get(i),
+                             is_fenced=False) for i, (h, p) in sorted(ctx.broker_endpoints.items()))
     wanted = request.include_cluster_authorized_operations
     # as Kafka: only a principal that may DESCRIBE the cluster learns what else it may do
     operations = authorized_operations(ctx, ResourceType.CLUSTER) if wanted and ctx.allowed(

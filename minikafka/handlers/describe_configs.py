@@ -1,20 +1,26 @@
 """DescribeConfigs: a topic's, broker's or group's settings with their source and synonyms.
 
 Answers come from the settings table in ``minikafka.config``: every entry has a value,
-where it comes from (topic override, broker file, default), and, when asked, the
-broker-level synonym and a sentence of documentation. Clients and tools break on an
-empty list, so every known setting is listed.
+where it comes from (topic override, a broker's dynamic setting, the cluster-wide dynamic
+default, the broker's file, the default), and, when asked, its synonyms (every place it
+has a value, most specific first) and a sentence of documentation. Clients and tools
+break on an empty list, so every known setting is listed. Broker settings Kafka cannot
+change at run time are read-only. The broker resource "" holds only the cluster-wide
+dynamic defaults, as in Kafka. A BROKER_LOGGER resource lists the broker's loggers and
+their levels (``minikafka.loggers``, KIP-412).
 """
 
 from __future__ import annotations
 
-from ..config import SOURCE_CODES, TYPE_CODES, describe_broker, describe_topic
+from .. import loggers
+from ..config import SOURCE_CODES, TYPE_CODES, ConfigEntry, Setting, describe_broker, describe_topic
 from ..errors import ErrorCode, KafkaError
 from ..share.configs import GroupConfig
 from ..security.acl import Operation
 from ._authorize import check_config_access
 
-TOPIC, BROKER, GROUP = 2, 4, 32
+TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
+_LOGGER = Setting("logger", "string", "INFO", "A logger of this broker and its level.")
 
 
 def _entries(ctx, res):
@@ -27,7 +33,14 @@ def _entries(ctx, res):
     if res.resource_type == BROKER:
         if res.resource_name not in ("", str(broker.node_id)):
             raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name}.")
+        if not res.resource_name:  # the cluster-wide dynamic defaults, and nothing else
+            return [e for e in describe_broker(broker.metadata.config) if e.source == "DYNAMIC_DEFAULT_BROKER_CONFIG"]
         return describe_broker(broker.config)
+    if res.resource_type == BROKER_LOGGER:
+        if res.resource_name != str(broker.node_id):
+            raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name!r}.")
+        return [ConfigEntry(name, level, "DYNAMIC_BROKER_LOGGER_CONFIG", _LOGGER)
+                for name, level in loggers.levels().items()]
     if res.resource_type == GROUP:  # a group's settings (KIP-932's share.*), set or not
         return GroupConfig(broker.config, broker.metadata.group_configs.get(res.resource_name)).describe()
     raise KafkaError(ErrorCode.invalid_request, f"Resource type {res.resource_type} has no settings here.")
@@ -36,7 +49,7 @@ def _entries(ctx, res):
 def _entry(ctx, e, synonyms: bool, docs: bool):
     syn = tuple(ctx.make("DescribeConfigsSynonym", name=n, value=v, source=SOURCE_CODES[s])
                 for n, v, s in e.synonyms) if synonyms else ()
-    return ctx.make("DescribeConfigsResourceResult", name=e.name, value=e.value, read_only=False,
+    return ctx.make("DescribeConfigsResourceResult", name=e.name, value=e.value, read_only=e.read_only,
                     config_source=SOURCE_CODES[e.source], is_default=e.source == "DEFAULT_CONFIG",
                     is_sensitive=False, synonyms=syn, config_type=TYPE_CODES[e.setting.kind],
                     documentation=e.setting.doc if docs else None)

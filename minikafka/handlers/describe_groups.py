@@ -2,8 +2,9 @@
 
 As in Kafka, members' subscription metadata and assignments are only given while the
 group is Stable (during a rebalance they are about to change); the member list is
-always given. An unknown group is described as Dead with no error. From v3 a client
-may ask for its authorized operations (KIP-430), which the ACLs decide (all, without an authorizer).
+always given. An unknown group is described as Dead with no error, and from v6 with
+GROUP_ID_NOT_FOUND (KIP-1043). From v3 a client may ask for its authorized operations
+(KIP-430), which the ACLs decide (all, without an authorizer).
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def _described(ctx, group_id: str, wants_operations: bool):
     except KafkaError as e:
         return ctx.make("DescribedGroup", error_code=e.code, group_id=group_id, group_state="", protocol_type="",
                         protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
+    if group is None and ctx.api_version >= 6:
+        return ctx.make("DescribedGroup", error_code=ErrorCode.group_id_not_found,
+                        error_message=f"Group {group_id} not found.", group_id=group_id, group_state="",
+                        protocol_type="", protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
     if group is None:
         return ctx.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state="Dead",
                         protocol_type="", protocol_data="", members=(), authorized_operations=operations)

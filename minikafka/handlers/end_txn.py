@@ -1,5 +1,8 @@
 """EndTxn: commit or abort. The coordinator records the decision, then writes a marker
-into every partition of the transaction (and applies or drops its offset commits)."""
+into every partition of the transaction (and applies or drops its offset commits).
+
+v5 answers with the producer id and epoch to use next: with transaction version 1 (the
+only one minikafka offers; KIP-890 part 2 would bump the epoch here) they are unchanged."""
 
 from __future__ import annotations
 
@@ -14,4 +17,4 @@ async def handle(ctx, request):
         code = ErrorCode.none
     except KafkaError as e:
         code = _txn.code_for(ctx, "EndTxn", e)
-    return ctx.respond(error_code=code)
+    return ctx.respond(error_code=code, producer_id=request.producer_id, producer_epoch=request.producer_epoch)

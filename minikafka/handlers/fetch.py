@@ -4,7 +4,8 @@ A fetch returns whole batches starting with the one that holds the requested off
 up to the high watermark (``read_uncommitted``) or the last stable offset
 (``read_committed``, with the list of aborted transactions so the client can drop
 their records). When less than ``min_bytes`` is available the request waits up to
-``max_wait`` for new data: this long poll is what lets consumers idle cheaply.
+``max_wait`` for new data: this long poll is what lets consumers idle cheaply. From
+v13 topics are named by id (KIP-516); an unknown id is UNKNOWN_TOPIC_ID.
 
 Fetch from the closest replica (KIP-392): from v11 a consumer says its rack
 (``rack_id``) and may fetch from a follower, which serves up to its own high watermark.
@@ -21,9 +22,11 @@ import time
 from ..errors import ErrorCode, KafkaError
 from ..replica.selector import NO_PREFERENCE, preferred_read_replica
 from ..security.acl import Operation, ResourceType
+from ._topic_ids import id_of, name_of, upgrade_within
 
 READ_COMMITTED = 1
 FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
+upgrade = upgrade_within(1, 13)  # v13+ name topics by id
 
 
 class _Slot:
@@ -35,6 +38,13 @@ class _Slot:
         self.topic, self.req, self.part = topic, req, None
         self.error, self.records, self.aborted = ErrorCode.none, b"", None
         self.preferred = NO_PREFERENCE
+
+
+def _slots(ctx, request) -> list[_Slot]:
+    """One slot per requested partition, by topic name (None: an id no topic has)."""
+    if ctx.api_version >= 13:
+        return [_Slot(name_of(ctx, t.topic_id), p) for t in request.topics for p in t.partitions]
+    return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
 
 
 def _resolve(ctx, slots, request):
@@ -94,27 +104,32 @@ def _partition_data(ctx, s, committed: bool):
                     preferred_read_replica=s.preferred, records=s.records)
 
 
-def _respond(ctx, slots, committed: bool):
-    by_topic: dict[str, list] = {}
-    for s in slots:
-        by_topic.setdefault(s.topic, []).append(_partition_data(ctx, s, committed))
-    responses = tuple(ctx.make("FetchableTopicResponse", topic=t, partitions=tuple(ps)) for t, ps in by_topic.items())
-    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses)
+def _respond(ctx, request, slots, committed: bool):
+    ids = [t.topic_id for t in request.topics for _ in t.partitions] if ctx.api_version >= 13 else None
+    by_topic: dict[tuple, list] = {}
+    for i, s in enumerate(slots):
+        key = (s.topic, ids[i] if ids else id_of(ctx, s.topic))
+        by_topic.setdefault(key, []).append(_partition_data(ctx, s, committed))
+    responses = tuple(ctx.make("FetchableTopicResponse", topic=name, topic_id=topic_id, partitions=tuple(ps))
+                      for (name, topic_id), ps in by_topic.items())
+    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses, node_endpoints=())
 
 
 def error_response(ctx, request, code: ErrorCode):
     """The fault API's answer: every requested partition fails with ``code``."""
-    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    slots = _slots(ctx, request)
     for s in slots:
         s.error = code
-    return _respond(ctx, slots, committed=False)
+    return _respond(ctx, request, slots, committed=False)
 
 
 async def handle(ctx, request):
     # Followers replicate in-process (replica.fetcher), so every Fetch here is a consumer's.
-    slots = [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
+    slots = _slots(ctx, request)
     for s in slots:
-        if not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
+        if s.topic is None:
+            s.error = ErrorCode.unknown_topic_id
+        elif not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
             s.error = ErrorCode.topic_authorization_failed
     _resolve(ctx, [s for s in slots if s.error == ErrorCode.none], request)
     deadline = time.monotonic() + request.max_wait.total_seconds()
@@ -125,4 +140,4 @@ async def handle(ctx, request):
                 or any(s.error != ErrorCode.none or s.preferred != NO_PREFERENCE for s in slots)):
             break
         await _wait_for_data(slots, remaining)
-    return _respond(ctx, slots, request.isolation_level == READ_COMMITTED)
+    return _respond(ctx, request, slots, request.isolation_level == READ_COMMITTED)

@@ -3,16 +3,35 @@
 A group's coordinator is the leader of its partition of ``__consumer_offsets``
 (``abs(hashCode(group)) % partitions``), a transactional id's the leader of its
 ``__transaction_state`` partition; both topics are created here on first need, as
-Kafka does. v0 has no key type (always a group). v4 batches several keys in one
-request; it is not advertised, so clients send one key at a time.
+Kafka does. v0 has no key type (always a group). From v4 one request may ask for
+several keys of one type (KIP-699), each answered on its own.
 """
 
 from __future__ import annotations
 
 from ..errors import ErrorCode, KafkaError
+from ..protocol import codec
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
 
+API_KEY, BATCHED_SINCE = 10, 4
 GROUP, TRANSACTION = 0, 1
+
+
+def upgrade(decoded, latest: type):
+    """v0-3 ask for one key; as the newest version, that is a list of one."""
+    if type(decoded).__version__ >= BATCHED_SINCE:
+        return codec.upgrade(decoded, latest)
+    single = codec.upgrade(decoded, codec.request_class(API_KEY, BATCHED_SINCE - 1))
+    return codec.make(latest, key_type=single.key_type, coordinator_keys=(single.key,))
+
+
+def _authorize(ctx, key: str, key_type: int) -> None:
+    """DESCRIBE on the group or transactional id, as Kafka asks before it answers."""
+    if key_type == TRANSACTION and not ctx.allowed(Operation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
+        raise KafkaError(ErrorCode.transactional_id_authorization_failed)
+    if key_type == GROUP and not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, key):
+        raise KafkaError(ErrorCode.group_authorization_failed)
 
 
 def _leader(ctx, key: str, key_type: int) -> int:
@@ -24,18 +43,25 @@ def _leader(ctx, key: str, key_type: int) -> int:
     raise KafkaError(ErrorCode.invalid_request, f"Unknown coordinator key type {key_type}.")
 
 
-def _node(ctx, key: str, key_type: int) -> tuple[int, str, int]:
-    leader = _leader(ctx, key, key_type)
-    address = ctx.broker_endpoints.get(leader)
-    if address is None:
-        raise KafkaError(ErrorCode.coordinator_not_available,
-                         f"The coordinator of {key!r} (broker {leader}) is not available right now.")
-    return leader, address[0], address[1]
+def _find(ctx, key: str, key_type: int) -> tuple[int, str, int, ErrorCode, str | None]:
+    """(node id, host, port, error, message) of ``key``'s coordinator."""
+    try:
+        _authorize(ctx, key, key_type)
+        leader = _leader(ctx, key, key_type)
+        address = ctx.broker_endpoints.get(leader)
+        if address is None:
+            raise KafkaError(ErrorCode.coordinator_not_available,
+                             f"The coordinator of {key!r} (broker {leader}) is not available right now.")
+    except KafkaError as e:
+        return -1, "", -1, e.code, e.message
+    return leader, address[0], address[1], ErrorCode.none, None
 
 
 async def handle(ctx, request):
-    try:
-        node_id, host, port = _node(ctx, request.key, request.key_type)
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code, error_message=e.message, node_id=-1, host="", port=-1)
-    return ctx.respond(error_code=ErrorCode.none, error_message=None, node_id=node_id, host=host, port=port)
+    found = [(key, *_find(ctx, key, request.key_type)) for key in request.coordinator_keys]
+    if ctx.api_version < BATCHED_SINCE:
+        _, node_id, host, port, code, message = found[0]
+        return ctx.respond(error_code=code, error_message=message, node_id=node_id, host=host, port=port)
+    return ctx.respond(coordinators=tuple(
+        ctx.make("Coordinator", key=key, node_id=node_id, host=host, port=port, error_code=code,
+                 error_message=message) for key, node_id, host, port, code, message in found))

@@ -1,12 +1,17 @@
 """IncrementalAlterConfigs (KIP-339): set, delete, append to or subtract from settings
-one at a time, leaving the others as they are (what ``kafka-configs.sh --alter`` uses)."""
+one at a time, leaving the others as they are (what ``kafka-configs.sh --alter`` uses).
+
+Topics, brokers (dynamic settings, KIP-226) and broker loggers (KIP-412: a logger's
+level, SET or DELETE) can be changed this way."""
 
 from __future__ import annotations
 
 from . import _alter
+from .. import loggers
 from ..errors import ErrorCode, KafkaError
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+OPERATIONS = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"}
 
 
 def _merge(current: dict, op: int, name: str, value: str | None) -> None:
@@ -23,8 +28,22 @@ def _merge(current: dict, op: int, name: str, value: str | None) -> None:
         raise KafkaError(ErrorCode.invalid_config, f"Operation {op} does not apply to {name!r}.")
 
 
+def _alter_loggers(ctx, res, validate_only: bool) -> None:
+    _alter.check_broker_name(ctx, res.resource_name)
+    if not res.resource_name:
+        raise KafkaError(ErrorCode.invalid_request, "A BROKER_LOGGER resource is a broker id.")
+    changes = [(c.name, OPERATIONS.get(c.config_operation, "?"), c.value) for c in res.configs]
+    for change in changes:
+        loggers.check(*change)
+    for change in changes if not validate_only else ():
+        loggers.apply(*change)
+
+
 async def handle(ctx, request):
     def change(res):
+        if res.resource_type == _alter.BROKER_LOGGER:
+            return lambda: _alter_loggers(ctx, res, request.validate_only)
+
         def run():
             current = _alter.current_overrides(ctx, res.resource_type, res.resource_name)
             for c in res.configs:

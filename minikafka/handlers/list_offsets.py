@@ -2,8 +2,10 @@
 
 Timestamp -2 asks for the log start offset (earliest), -1 for the end: the high
 watermark, or the last stable offset for ``read_committed`` consumers; -3 for the
-record with the largest timestamp (KIP-734). Any other value finds the first record
-whose timestamp is at or after it.
+record with the largest timestamp (KIP-734); -4 for the earliest offset kept on the
+broker's own disk (KIP-405; without tiered storage, the log start offset) and -5 for the
+latest offset in tiered storage (KIP-1005; none here, so -1). Any other value finds the
+first record whose timestamp is at or after it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from .. import records
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
 
-EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 
 
 def _lookup(part, timestamp: int, committed: bool) -> tuple[int, int]:
-    if timestamp == EARLIEST:
+    if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return -1, part.log_start_offset
+    if timestamp == LATEST_TIERED:
+        return -1, -1
     if timestamp == LATEST:
         return -1, part.last_stable_offset if committed else part.high_watermark
     if timestamp == MAX_TIMESTAMP:

@@ -95,7 +95,7 @@ def _respond(ctx, topics):
                     for i, (h, p) in sorted(ctx.broker_endpoints.items()))
     operations = _cluster_operations(ctx) if 8 <= ctx.api_version <= 10 else NOT_REQUESTED
     return ctx.respond(brokers=brokers, cluster_id=meta.cluster_id, controller_id=meta.controller_id,
-                       topics=topics, cluster_authorized_operations=operations)
+                       topics=topics, cluster_authorized_operations=operations, error_code=ErrorCode.none)
 
 
 def error_response(ctx, request, code: ErrorCode):

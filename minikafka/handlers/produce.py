@@ -4,7 +4,10 @@ The batches are stored exactly as the producer built them (compression included)
 the leader only checks them and assigns offsets. With ``acks=all`` the answer waits
 until every in-sync replica has the batch (``Partition.wait_for_replicas``); with
 ``acks=0`` no answer is sent at all. A transaction's first write to a partition is
-verified with its coordinator first (KIP-890).
+verified with its coordinator first (KIP-890). v13 names topics by id (KIP-516). v12+
+are answered as by a Kafka 4.1 broker with ``transaction.version`` 1: minikafka does not
+offer transaction version 2 (KIP-890 part 2), so clients still add each partition to
+their transaction first.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ..metadata import INTERNAL_TOPICS
 from ..replica.partition import InvalidRecords
 from ..security.acl import Operation, ResourceType
 from ..transactions.verification import verify_write
+from ._topic_ids import ZERO, name_of, upgrade_within
 
 _UTC = datetime.timezone.utc
 log = logging.getLogger("minikafka.produce")
@@ -34,16 +38,26 @@ def _failed(ctx, index: int, code: ErrorCode, message: str | None = None, record
                     log_start_offset=-1, record_errors=per_record, error_message=message)
 
 
+upgrade = upgrade_within(0, 13)  # v13 names topics by id
+
+
+def _topics(ctx, request) -> list:
+    """(name, id, data) of each topic of the request; the name is None for an unknown id."""
+    if ctx.api_version >= 13:
+        return [(name_of(ctx, t.topic_id), t.topic_id, t) for t in request.topic_data]
+    return [(t.name, ZERO, t) for t in request.topic_data]
+
+
 def _respond(ctx, request, answer):
-    topics = tuple(ctx.make("TopicProduceResponse", name=t.name,
-                            partition_responses=tuple(answer(t.name, d) for d in t.partition_data))
-                   for t in request.topic_data)
+    topics = tuple(ctx.make("TopicProduceResponse", name=name, topic_id=topic_id,
+                            partition_responses=tuple(answer(i, d) for d in t.partition_data))
+                   for i, (name, topic_id, t) in enumerate(_topics(ctx, request)))
     return None if request.acks == 0 else ctx.respond(responses=topics)
 
 
 def error_response(ctx, request, code: ErrorCode):
     """The fault API's answer: nothing is written, every partition fails with ``code``."""
-    return _respond(ctx, request, lambda topic, data: _failed(ctx, data.index, code))
+    return _respond(ctx, request, lambda i, data: _failed(ctx, data.index, code))
 
 
 async def _produce_one(ctx, request, topic: str, data):
@@ -81,10 +95,12 @@ async def _produce_one(ctx, request, topic: str, data):
 
 async def handle(ctx, request):
     answers = {}
-    for t in request.topic_data:
+    for i, (name, _, t) in enumerate(_topics(ctx, request)):
         for data in t.partition_data:
             if request.acks not in (0, 1, -1):
-                answers[t.name, data.index] = _failed(ctx, data.index, ErrorCode.invalid_required_acks)
+                answers[i, data.index] = _failed(ctx, data.index, ErrorCode.invalid_required_acks)
+            elif name is None:
+                answers[i, data.index] = _failed(ctx, data.index, ErrorCode.unknown_topic_id)
             else:
-                answers[t.name, data.index] = await _produce_one(ctx, request, t.name, data)
-    return _respond(ctx, request, lambda topic, data: answers[topic, data.index])
+                answers[i, data.index] = await _produce_one(ctx, request, name, data)
+    return _respond(ctx, request, lambda i, data: answers[i, data.index])

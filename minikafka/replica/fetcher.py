@@ -10,7 +10,9 @@ back to the ISR, and drops one that has not caught up for ``replica.lag.time.max
 (the rule is in ``minikafka.replica.isr``).
 
 Before its first fetch from a new leader a follower cuts its log where it diverges
-from the leader's, found through the leader epoch cache (KIP-101, KIP-279).
+from the leader's, found through the leader epoch cache (KIP-101, KIP-279). A follower
+out of the ISR whose topic lists it for throttling fetches within the leader's and its
+own replication byte rates (``minikafka.replica.throttle``, KIP-73).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..log.errors import UnexpectedAppendOffset
 from ..records import BatchHeader
 from .partition import FollowerState, Partition
 from .peers import Peers
+from .throttle import ByteRate, listed
 
 log = logging.getLogger("minikafka.replication")
 
@@ -62,9 +65,11 @@ def divergence_point(follower: Partition, leader: Partition) -> int:
 class ReplicaFetcher:
     """One broker's loop that keeps all its follower replicas up to date."""
 
-    def __init__(self, node_id: int, replicas: Mapping[tuple[str, int], Partition], peers: Peers):
+    def __init__(self, node_id: int, replicas: Mapping[tuple[str, int], Partition], peers: Peers,
+                 follower_quota: ByteRate | None = None):
         self.node_id, self.replicas, self.peers = node_id, replicas, peers
         self.delay_ms = 0  # slow_broker(): a lagging follower, to watch the ISR shrink
+        self.follower_quota = follower_quota  # follower.replication.throttled.rate (KIP-73)
 
     def followed(self) -> list[tuple[Partition, Partition]]:
         """(my replica, the leader's replica) for every partition I follow whose leader is up."""
@@ -99,16 +104,36 @@ class ReplicaFetcher:
         if mine.log_end_offset < leader.log_start_offset:
             # Retention removed what this follower lacks: restart its log at the leader's start.
             mine.restart_at(leader.log_start_offset)
+        quotas, now = self._throttles(mine, leader), now_ms()
+        max_bytes = min([REPLICA_FETCH_MAX_BYTES, *(q.allowance(now) for q in quotas)])
+        if max_bytes <= 0:
+            return False  # throttled until the next window
         try:
-            data, hw, _ = fetch_for_follower(leader, self.node_id, mine.log_end_offset, REPLICA_FETCH_MAX_BYTES)
+            data, hw, _ = fetch_for_follower(leader, self.node_id, mine.log_end_offset, max_bytes)
         except KafkaError as e:
             if e.code == ErrorCode.offset_out_of_range:
                 mine.needs_truncation = True
             return False
+        for quota in quotas:
+            quota.record(len(data), now)
         if data:
             self._append(mine, data, hw, leader.log_start_offset)
         mine.set_high_watermark(hw)
         return bool(data)
+
+    def _throttles(self, mine: Partition, leader: Partition) -> list[ByteRate]:
+        """The byte rates this fetch must keep to: none for an in-sync replica."""
+        if self.node_id in mine.info.isr:
+            return []
+        out = []
+        if self.follower_quota and listed(mine.config["follower.replication.throttled.replicas"],
+                                          mine.index, self.node_id):
+            out.append(self.follower_quota)
+        host = self.peers.get(leader.node_id)
+        if host is not None and listed(leader.config["leader.replication.throttled.replicas"],
+                                       leader.index, leader.node_id):
+            out.append(host.leader_quota)
+        return out
 
     @staticmethod
     def _append(mine: Partition, data: bytes, hw: int, leader_log_start: int) -> None:

@@ -18,18 +18,22 @@ from typing import Iterator, Mapping, Protocol
 from ..config import BrokerConfig
 from ..metadata import ClusterMetadata, PartitionInfo, TopicInfo
 from .partition import Partition
+from .throttle import ByteRate
 
 
 class ReplicaHost(Protocol):
     """One broker as the others see it."""
 
     node_id: int
+    leader_quota: ByteRate  # leader.replication.throttled.rate, kept by the leader's broker
 
     def local_replica(self, topic: str, index: int) -> Partition | None: ...
 
     def open_replicas(self, topic: TopicInfo) -> None: ...
 
     def drop_replicas(self, topic: str) -> None: ...
+
+    def drop_replica(self, topic: str, index: int) -> None: ...
 
     def on_partition_change(self, topic: str, info: PartitionInfo) -> None: ...
 
@@ -90,6 +94,12 @@ class Peers:
     def drop_replicas(self, name: str) -> None:
         for host in self:
             host.drop_replicas(name)
+
+    def drop_replica(self, broker_id: int, topic: str, index: int) -> None:
+        """StopReplica with delete: the broker no longer holds the partition (a reassignment moved it)."""
+        host = self._hosts.get(broker_id)
+        if host is not None:
+            host.drop_replica(topic, index)
 
     def publish(self, topic: str, info: PartitionInfo) -> None:
         """The controller's news (LeaderAndIsr): tell every live replica of the partition."""

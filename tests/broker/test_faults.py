@@ -25,12 +25,15 @@ def part(api_key: int, entity: str, **fields):
     return codec.entity(codec.request_module(api_key, BY_KEY[api_key].max_version), entity, **fields)
 
 
-def fetch_request(topic: str):
-    partition = part(1, "FetchPartition", partition=0, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1,
-                     partition_max_bytes=1 << 20)
-    return newest(1, replica_id=-1, max_wait=10 * MS, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
-                  session_id=0, session_epoch=-1, topics=(part(1, "FetchTopic", topic=topic, partitions=(partition,)),),
-                  forgotten_topics_data=(), rack_id="")
+def fetch_request(topic: str, version: int = 12):
+    """Fetch v12 by default: the newest version that names topics (v13+ name them by id)."""
+    module = codec.request_module(1, version)
+    partition = codec.entity(module, "FetchPartition", partition=0, current_leader_epoch=-1, fetch_offset=0,
+                             log_start_offset=-1, partition_max_bytes=1 << 20)
+    return codec.make(codec.request_class(1, version), replica_id=-1, max_wait=10 * MS, min_bytes=0,
+                      max_bytes=1 << 20, isolation_level=0, session_id=0, session_epoch=-1,
+                      topics=(codec.entity(module, "FetchTopic", topic=topic, partitions=(partition,)),),
+                      forgotten_topics_data=(), rack_id="")
 
 
 def metadata_request(topic: str):

@@ -129,8 +129,8 @@ def test_serve_reports_a_busy_port(cluster):
 
 def test_serve_reads_kafkas_own_server_properties(tmp_path):
     """The shipped config/server.properties is a single-node KRaft file real Kafka also reads:
-    minikafka takes its listener, log.dirs, retention in hours and internal replication
-    factors, and names the settings it has no part for."""
+    minikafka takes its listener, log.dirs (all of them), retention in hours and internal
+    replication factors, and names the settings it has no part for."""
     from confluent_kafka.admin import AdminClient, ConfigResource
     from pathlib import Path
 
@@ -145,8 +145,8 @@ def test_serve_reads_kafkas_own_server_properties(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         notice, line = proc.stdout.readline(), proc.stdout.readline()
-        assert notice.startswith("Not used by minikafka") and "process.roles" in notice and "log.dirs after" in notice
-        assert f"listening on 127.0.0.1:{port} (data in {tmp_path / 'logs'})" in line, line
+        assert notice.startswith("Not used by minikafka") and "process.roles" in notice and "log.dirs" not in notice
+        assert f"listening on 127.0.0.1:{port} (data in {tmp_path / 'logs'},{tmp_path / 'more'})" in line, line
         admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{port}"})
         resource = ConfigResource("BROKER", "1")
         configs = admin.describe_configs([resource])[resource].result(10)
@@ -155,7 +155,8 @@ def test_serve_reads_kafkas_own_server_properties(tmp_path):
         assert mk("consumer-groups", "--bootstrap-server", f"127.0.0.1:{port}", "--list").returncode == 0
         r = mk("topics", "--bootstrap-server", f"127.0.0.1:{port}", "--create", "--topic", "kept")
         assert r.returncode == 0, r.stderr
-        assert (tmp_path / "logs" / "kept-0").is_dir()
+        assert mk("topics", "--bootstrap-server", f"127.0.0.1:{port}", "--create", "--topic", "also").returncode == 0
+        assert (tmp_path / "logs" / "kept-0").is_dir() and (tmp_path / "more" / "also-0").is_dir()  # both log.dirs
     finally:
         proc.terminate()
         proc.wait(10)

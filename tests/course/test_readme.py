@@ -7,6 +7,7 @@ in ``NOT_RUN_HERE`` with the test that covers it instead. A new block that is ne
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -54,7 +55,8 @@ def scratch(tmp_path):
 
 
 def test_every_shell_block_is_run_or_accounted_for():
-    runnable = {".venv/bin/minikafka serve  ", ".venv/bin/minikafka serve &"}
+    runnable = {".venv/bin/minikafka serve  ", ".venv/bin/minikafka serve &",
+                ".venv/bin/minikafka serve --brokers 3 --data"}
     for block in BLOCKS:
         first = block.lstrip()
         assert any(first.startswith(k) for k in NOT_RUN_HERE) or any(first.startswith(k) for k in runnable), (
@@ -71,6 +73,20 @@ def test_the_command_line_tools_block_runs_as_written(scratch):
     assert re.search(r"my-group\s+orders\s+\d\s+\d\s+\d\s+0", out), out  # the group's committed offsets, lag 0
     assert "Sent 5 records to fakeusers" in out
     assert "key: alice payload: hi" in out or "key: bob payload: hello" in out  # dump-log of partition 0
+    assert "Traceback" not in done.stderr
+
+
+def test_the_operations_block_runs_as_written(scratch):
+    block = block_starting(".venv/bin/minikafka serve --brokers 3 --data")
+    done = subprocess.run(["bash", "-e", "-c", block], cwd=scratch, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "Successfully started partition reassignments for orders-0,orders-1,orders-2" in out
+    assert "Querying brokers for log directories information" in out and '"logDir":' in out
+    assert "LeaderId:" in out and "CurrentVoters:" in out
+    moved = [p["replicas"] for p in json.loads((scratch / "plan.json").read_text())["partitions"]]
+    assert all(set(r) <= {2, 3} for r in moved)
+    assert not list((scratch / ".ops-a" / "broker-1").glob("orders-*"))  # broker 1's replicas were deleted
     assert "Traceback" not in done.stderr
 
 

@@ -108,7 +108,10 @@ def test_group_life_at_version(bootstrap, cluster, topic_name, n):
     cluster.create_topic(topic_name, partitions=1)
     group = f"versions-{n}"
     with RawClient(bootstrap) as client:
-        found = client.request(req(FIND, n, key=group, key_type=0))
+        if version(FIND, n) >= 4:  # KIP-699: a list of keys, one answer each
+            found = client.request(req(FIND, n, key_type=0, coordinator_keys=(group,))).coordinators[0]
+        else:
+            found = client.request(req(FIND, n, key=group, key_type=0))
         assert found.error_code == ErrorCode.none and found.node_id == 1
         member_id, generation = join_and_sync(client, group, n)
         beat = client.request(req(HEARTBEAT, n, group_id=group, generation_id=generation, member_id=member_id,

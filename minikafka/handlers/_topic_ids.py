@@ -1,0 +1,37 @@
+"""Topic ids in requests (KIP-516): the newest Fetch and Produce versions name topics by id.
+
+The dispatcher lifts every request to the newest version's class, but Fetch v13+ and
+Produce v13 drop the topic *name* for its id, so an older request lifted that far would
+lose its names. These handlers lift a request only within its own family: versions that
+name topics to the newest one that still does, versions with ids to the newest one; and
+the handler turns ids back into names (``name_of``: None for an unknown id, which Kafka
+answers with UNKNOWN_TOPIC_ID).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Callable
+
+from ..protocol import codec
+
+ZERO = uuid.UUID(int=0)
+
+
+def upgrade_within(api_key: int, first_with_ids: int) -> Callable[[object, type], object]:
+    """An ``upgrade`` hook: named requests up to ``first_with_ids - 1``, the others to the newest."""
+    def upgrade(decoded, latest: type):
+        if type(decoded).__version__ >= first_with_ids:
+            return codec.upgrade(decoded, latest)
+        return codec.upgrade(decoded, codec.request_class(api_key, first_with_ids - 1))
+    return upgrade
+
+
+def name_of(ctx, topic_id: uuid.UUID) -> str | None:
+    found = ctx.broker.metadata.topic_by_id(str(topic_id))
+    return found.name if found is not None else None
+
+
+def id_of(ctx, name: str | None) -> uuid.UUID:
+    topic = ctx.broker.metadata.topics.get(name) if name is not None else None
+    return uuid.UUID(topic.topic_id) if topic is not None else ZERO

@@ -1,0 +1,62 @@
+"""DescribeQuorum (KIP-595, KIP-853): the KRaft controller quorum, as minikafka has it.
+
+Kafka keeps its metadata in a Raft log (``__cluster_metadata``) replicated by a quorum of
+controllers; ``kafka-metadata-quorum.sh`` asks a broker for the quorum's leader, its
+epoch, the log's high watermark and each voter's log end offset. minikafka's brokers run
+like Kafka's combined mode (every broker may be the controller): the controller is the
+lowest live broker id, its epoch is bumped by each change of controller, the log is
+minikafka's metadata log (one record per change), and every broker that has joined is a
+voter. The brokers share one process and one metadata object, so a live voter is always
+caught up; a stopped one is as far as the log was when it stopped.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from ..clock import now_ms
+from ..errors import ErrorCode
+
+METADATA_TOPIC, METADATA_PARTITION = "__cluster_metadata", 0
+
+
+def _valid(request) -> bool:
+    topics = request.topics
+    return (len(topics) == 1 and topics[0].topic_name == METADATA_TOPIC and len(topics[0].partitions) == 1
+            and topics[0].partitions[0].partition_index == METADATA_PARTITION)
+
+
+def directory_id(cluster_id: str, node_id: int) -> uuid.UUID:
+    """A stable id for a voter's metadata directory (KIP-853), from the cluster and node ids."""
+    return uuid.uuid5(uuid.NAMESPACE_OID, f"{cluster_id}/{node_id}")
+
+
+def _voter(ctx, node_id: int, now: int):
+    meta, controller = ctx.broker.metadata, ctx.broker.controller
+    offset, seen = controller.departed.get(node_id, (meta.end_offset, now))
+    return ctx.make("ReplicaState", replica_id=node_id, replica_directory_id=directory_id(meta.cluster_id, node_id),
+                    log_end_offset=offset, last_fetch_timestamp=seen, last_caught_up_timestamp=seen)
+
+
+def _partition(ctx, code: ErrorCode, index: int):
+    meta, now = ctx.broker.metadata, now_ms()
+    voters = sorted(ctx.broker.controller.registered) if code == ErrorCode.none else []
+    return ctx.make("PartitionData", partition_index=index, error_code=code, error_message=None,
+                    leader_id=meta.controller_id if voters else -1, leader_epoch=meta.controller_epoch,
+                    high_watermark=meta.end_offset if voters else -1,
+                    current_voters=tuple(_voter(ctx, v, now) for v in voters), observers=())
+
+
+def _nodes(ctx):
+    brokers = ctx.broker.metadata.brokers
+    return tuple(ctx.make("Node", node_id=i, listeners=(ctx.make("Listener", name="PLAINTEXT", host=h, port=p),))
+                 for i, (h, p) in sorted(brokers.items()))
+
+
+async def handle(ctx, request):
+    code = ErrorCode.none if _valid(request) else ErrorCode.unknown_topic_or_partition
+    topics = tuple(ctx.make("TopicData", topic_name=t.topic_name,
+                            partitions=tuple(_partition(ctx, code, p.partition_index) for p in t.partitions))
+                   for t in request.topics)
+    nodes = _nodes(ctx) if ctx.has("Node") else ()
+    return ctx.respond(error_code=ErrorCode.none, error_message=None, topics=topics, nodes=nodes)

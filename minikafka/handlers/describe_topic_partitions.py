@@ -1,0 +1,84 @@
+"""DescribeTopicPartitions (KIP-966): topics and their partitions, a page at a time.
+
+What admin clients use instead of Metadata to describe topics with many partitions. The
+topics (all of them when the request names none) are answered in name order, each
+partition with its leader, epoch, replicas, ISR and offline replicas, and at most
+``ResponsePartitionLimit`` partitions per answer (capped at 2000, Kafka's
+``max.request.partition.size.limit``). When more remain, ``NextCursor`` names the topic
+and partition to start from in the next request. Eligible leader replicas (KIP-966's ELR)
+are not kept by minikafka, so those lists are empty, as on a Kafka cluster without ELR.
+Topics the principal may not DESCRIBE are left out of "all topics", and named ones are
+answered TOPIC_AUTHORIZATION_FAILED at the end, without their id, as Kafka does.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from ..errors import ErrorCode, KafkaError
+from ..metadata import check_topic_name
+from ..security.acl import Operation, ResourceType
+
+MAX_PARTITIONS = 2000  # max.request.partition.size.limit
+
+
+def _partition(ctx, p, live):
+    leader = p.leader if p.leader in live else -1
+    return ctx.make("DescribeTopicPartitionsResponsePartition",
+                    error_code=ErrorCode.none if leader >= 0 else ErrorCode.leader_not_available,
+                    partition_index=p.index, leader_id=leader, leader_epoch=p.leader_epoch,
+                    replica_nodes=tuple(p.replicas), isr_nodes=tuple(b for b in p.isr if b in live),
+                    eligible_leader_replicas=(), last_known_elr=(),
+                    offline_replicas=tuple(b for b in p.replicas if b not in live))
+
+
+def _topic(ctx, name: str, code: ErrorCode, partitions=(), topic_id=None):
+    return ctx.make("DescribeTopicPartitionsResponseTopic", error_code=code, name=name,
+                    topic_id=topic_id or uuid.UUID(int=0), is_internal=name.startswith("__"),
+                    partitions=tuple(partitions))
+
+
+def _missing(ctx, name: str):
+    try:
+        check_topic_name(name)
+        return _topic(ctx, name, ErrorCode.unknown_topic_or_partition)
+    except KafkaError:
+        return _topic(ctx, name, ErrorCode.invalid_topic_exception)
+
+
+def _names(ctx, request) -> list[str]:
+    names = [t.name for t in request.topics] or list(ctx.broker.metadata.topics)
+    start = request.cursor.topic_name if request.cursor is not None else ""
+    return sorted(n for n in set(names) if n >= start)
+
+
+async def handle(ctx, request):
+    meta, every = ctx.broker.metadata, not request.topics
+    cursor = request.cursor
+    if cursor is not None and not every and cursor.topic_name not in {t.name for t in request.topics}:
+        # Kafka: the cursor's topic must be one of those asked for, or the request is invalid.
+        invalid = ErrorCode.invalid_request
+        return ctx.respond(topics=tuple(_topic(ctx, t.name, invalid) for t in request.topics), next_cursor=None)
+    remaining, topics, next_cursor = min(request.response_partition_limit, MAX_PARTITIONS), [], None
+    names = _names(ctx, request)
+    denied = [n for n in names if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, n)]
+    for name in (n for n in names if n not in denied):
+        if remaining <= 0:
+            next_cursor = ctx.make("Cursor", topic_name=name, partition_index=0)
+            break
+        info = meta.topics.get(name)
+        if info is None:
+            if not every:
+                topics.append(_missing(ctx, name))
+            continue
+        first = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
+        page = info.partitions[first:first + remaining]
+        topics.append(_topic(ctx, name, ErrorCode.none, (_partition(ctx, p, meta.brokers) for p in page),
+                             uuid.UUID(info.topic_id)))
+        remaining -= len(page)
+        if first + len(page) < len(info.partitions):
+            next_cursor = ctx.make("Cursor", topic_name=name, partition_index=first + len(page))
+            break
+    if not every:
+        topics += [_topic(ctx, n, ErrorCode.topic_authorization_failed) for n in denied]
+    return ctx.respond(topics=tuple(topics), next_cursor=next_cursor)
