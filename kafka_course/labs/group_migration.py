@@ -17,6 +17,12 @@ every record and runs while ``lab.running()``.
   because a killed consumer with ``enable.auto.commit`` may already have committed
   everything ``poll()`` returned: closing makes that worst case happen every time.
 
+The run ends when every sign-up is processed and committed, when nothing has been
+processed for a while (a wrong solution), or at the time limit. While the coordinator
+reports the group rebalancing, no member holds partitions, so that time is not counted
+as idle: on Kafka an emptied group waits ``group.initial.rebalance.delay.ms`` (3 s) before
+each first join, at the start and after every crash of a lone member.
+
 ``check(lab)`` then asks the cluster and the record of what was processed: every
 partition read, no sign-up lost (at-least-once: repeats are allowed), the second member
 given its share by the group coordinator, and the group's committed offsets at the end.
@@ -36,8 +42,13 @@ from ..checks import Report
 from ..guarantees import Crash, CrashPlan
 
 WORK_SECONDS = 0.010  # what handling one sign-up costs; it keeps the run long enough for B to join
-FIRST_JOIN_SECONDS = 3.5  # Kafka's group.initial.rebalance.delay.ms (3 s), and some
 IDLE_SECONDS = 3.0  # nothing processed and nothing left to commit for this long: the run is over
+B_AFTER_IDLE_SECONDS = 1.5  # B also starts when A has processed nothing for this long
+# A group that rebalances hands out no partitions, so no one can process anything: the
+# idle clock stops while the coordinator reports one of these states. A new or emptied
+# group stays in PreparingRebalance for group.initial.rebalance.delay.ms (3 s on Kafka,
+# 0 on the course's embedded broker), longer when another member joins meanwhile.
+REBALANCING = ("PREPARING_REBALANCING", "COMPLETING_REBALANCING")
 # Under the learner's settings: a member notices a rebalance at its next heartbeat, and
 # librdkafka's default of 3 s would make every rebalance of this short run last seconds.
 LAB_DEFAULTS = {"heartbeat.interval.ms": 500}
@@ -66,10 +77,12 @@ class Lab:
     run_group: str | None = None  # the group.id the last run used
     members: list[Member] = field(default_factory=list)
     largest_group: int = 0  # the most members the coordinator reported at once, each with partitions
+    rebalancing_seconds: float = 0.0  # how long the coordinator reported the group rebalancing
     _stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _plan: CrashPlan | None = None
     _last_progress: float = 0.0
+    _last_watch: float = 0.0  # when the coordinator last described the group
 
     def running(self) -> bool:
         """True while the worker should go on polling."""
@@ -77,30 +90,25 @@ class Lab:
 
     def run(self, worker: Callable[[Any, Callable[[Any], None]], Any], settings: Mapping[str, Any]) -> None:
         """Run ``worker`` as member A, then also as member B, until the work is done or time is up."""
-        self.members, self.largest_group = [], 0
+        self.members, self.largest_group, self.rebalancing_seconds = [], 0, 0.0
         self._stop.clear()
         self.run_group = (settings or {}).get("group.id") or None
         if self.run_group is None:
             print("  SETTINGS has no group.id: no consumer was started")
             return
         self._plan = CrashPlan(self.crashes, max(2, len(self.records) * 3 // 4), seed=self.seed)
-        started = time.monotonic()
-        # A new group's first rebalance waits group.initial.rebalance.delay.ms (3 s on Kafka,
-        # 0 on the course's embedded broker): nothing counts as idle before that has passed.
-        self._last_progress = started + FIRST_JOIN_SECONDS
+        started = self._last_progress = self._last_watch = time.monotonic()
         self._start_member("A", worker, settings)
-        self._wait_for(lambda: self._processed() >= len(self.records) // 4 or self._idle(1.5),
-                       started + self.time_limit / 2)
+        self._watch_until(lambda: (self._processed() >= len(self.records) // 4
+                                   or self._idle(B_AFTER_IDLE_SECONDS)), started + self.time_limit / 2)
         self._start_member("B", worker, settings)
-        while not self._done(started):
-            self._watch_group()
-            time.sleep(0.1)
+        self._watch_until(self._done, started + self.time_limit)
         self._stop.set()
         for member in self.members:
             member.thread.join(15)
-        print(f"  {time.monotonic() - started:.1f} s; " + "; ".join(
-            f"member {m.name}: {sum(m.processed.values())} sign-ups processed, {m.runs} runs, {m.crashes} crashes"
-            for m in self.members))
+        print(f"  {time.monotonic() - started:.1f} s, {self.rebalancing_seconds:.1f} s of them rebalancing; "
+              + "; ".join(f"member {m.name}: {sum(m.processed.values())} sign-ups processed, {m.runs} runs, "
+                          f"{m.crashes} crashes" for m in self.members))
 
     # -- the members ----------------------------------------------------------------------------
     def _start_member(self, name: str, worker, settings) -> None:
@@ -121,6 +129,7 @@ class Lab:
             except Exception as e:  # noqa: BLE001 - settings librdkafka refuses: a finding
                 member.error = f"librdkafka refused SETTINGS ({e})"
                 return
+            self._progress()  # a new consumer needs a moment to reach the coordinator and join
             try:
                 worker(consumer, lambda message: self._process(member, message))
                 return
@@ -143,34 +152,47 @@ class Lab:
             self._last_progress = time.monotonic()
         time.sleep(WORK_SECONDS)
 
+    def _progress(self) -> None:
+        with self._lock:
+            self._last_progress = max(self._last_progress, time.monotonic())
+
     # -- watching the run --------------------------------------------------------------------------
     def _processed(self) -> int:
         with self._lock:
             return len({key for m in self.members for key in m.processed})
 
-    def _wait_for(self, condition: Callable[[], bool], deadline: float) -> None:
-        while not condition() and time.monotonic() < deadline:
-            time.sleep(0.05)
+    def _watch_until(self, condition: Callable[[], bool], deadline: float) -> None:
+        """Sample the group (``_watch_group``) until ``condition`` holds or ``deadline`` passes."""
+        while time.monotonic() < deadline:
+            self._watch_group()
+            if condition():
+                return
+            time.sleep(0.1)
 
     def _idle(self, seconds: float) -> bool:
-        return time.monotonic() - self._last_progress > seconds
+        with self._lock:
+            return time.monotonic() - self._last_progress > seconds
 
-    def _done(self, started: float) -> bool:
-        now = time.monotonic()
-        if now - started > self.time_limit or all(m.thread and not m.thread.is_alive() for m in self.members):
+    def _done(self) -> bool:
+        if all(m.thread and not m.thread.is_alive() for m in self.members):
             return True
         if not self._idle(IDLE_SECONDS):
             return self._processed() >= len(self.records) and sum(self.lag().values()) == 0
         return True  # nobody processed anything for a while: what is left will not be read
 
     def _watch_group(self) -> None:
-        """Count the members the group coordinator reports with partitions (DescribeGroups)."""
+        """Ask the group coordinator (DescribeGroups) whether the group is rebalancing, and
+        count the members it reports with partitions."""
         from ..clients import admin
         try:
             answer = admin(self.bootstrap).describe_consumer_groups([self.run_group])[self.run_group]
             described = answer.result(5)
         except Exception:  # noqa: BLE001 - a group between states can fail to describe; look again later
             return
+        previous, self._last_watch = self._last_watch, time.monotonic()
+        if getattr(described.state, "name", "") in REBALANCING:
+            self.rebalancing_seconds += self._last_watch - previous  # since the previous answer, roughly
+            self._progress()
         sharing = sum(1 for m in described.members if m.assignment.topic_partitions)
         self.largest_group = max(self.largest_group, sharing)
 

@@ -65,6 +65,18 @@ def test_the_reference_migration_passes(lab, capsys):
     assert all(sum(m.processed.values()) > 0 for m in lab.members)
 
 
+@pytest.mark.slow
+def test_the_reference_migration_passes_when_each_empty_group_waits_kafkas_initial_delay(make_cluster):
+    """Kafka's group.initial.rebalance.delay.ms (3 s) holds every join of an empty group, after
+    each crash of a lone member too; the run must not take those seconds for the end of the work."""
+    delayed = make_cluster(config={"group.initial.rebalance.delay.ms": 3000})
+    lab = group_migration.prepare(bootstrap=delayed.bootstrap_servers, signups=200, crashes=3, time_limit=30)
+    chosen = settings(lab)
+    lab.run(group_worker(lab), chosen)
+    group_migration.check(lab, chosen)
+    assert lab.rebalancing_seconds >= 3 and lab.largest_group == 2
+
+
 def test_the_php_port_reads_partition_0_outside_the_group(lab):
     text = run_and_fail(lab, php_worker(lab), settings(lab))
     assert "partition(s) 1, 2 were never read" in text
