@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from typing import Any
 from ._kafka import read_to_end
 
 READY = "[^Worker]: Ready"
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # Faust colours its log lines even in a file
 # ``python -m faust``, after asking Linux to send the worker SIGTERM if the process that started it
 # dies (a notebook kernel restarted mid-demo), so no worker is left behind consuming.
 LAUNCH = ("import signal, sys\n"
@@ -96,7 +98,7 @@ class FaustWorker:
 
     def log(self, containing: str = "") -> list[str]:
         """The lines of the current run's log that contain ``containing``, without Faust's prefix."""
-        lines = self.log_path.read_text().splitlines() if self.log_path.exists() else []
+        lines = ANSI_COLOUR.sub("", self.log_path.read_text()).splitlines() if self.log_path.exists() else []
         return [line.split("] ", 3)[-1].strip() for line in lines if containing in line]
 
     def tail(self, lines: int = 20) -> str:
