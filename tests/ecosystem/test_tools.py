@@ -1,29 +1,11 @@
-"""The stream processor and the mirror against embedded minikafka clusters."""
+"""The mirror against embedded minikafka clusters."""
 
 from __future__ import annotations
 
-from collections import Counter
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from kafka_course.ecosystem import mirror, streams
-
-
-def test_count_by_key_restores_its_state_from_the_changelog(cluster):
-    bootstrap = cluster.bootstrap_servers
-    keys = [b"a", b"b", b"a", b"c", b"a", b"b"] * 4
-    producer = Producer({"bootstrap.servers": bootstrap})
-    for key in keys:
-        producer.produce("views", b"1", key)
-    producer.flush(10)
-    first = streams.CountByKey("app", "views", "counts", bootstrap=bootstrap)
-    assert first.restore() == 0 and first.run(max_records=10) == 10
-    first.close()
-    second = streams.CountByKey("app", "views", "counts", bootstrap=bootstrap)
-    assert second.restore() == 10
-    assert second.run(max_records=100) == len(keys) - 10
-    second.close()
-    assert second.counts == dict(Counter(keys))
+from kafka_course.ecosystem import mirror
 
 
 def test_mirror_renames_topics_and_copies_only_what_is_new(make_cluster):
