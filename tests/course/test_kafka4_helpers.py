@@ -56,3 +56,22 @@ def test_a_join_on_the_consumer_protocol_stops_only_the_partitions_that_move(mak
     final = {name: changes[-1][1] for name, changes in result.owned.items()}
     assert sorted(p for parts in final.values() for p in parts) == list(range(rebalance.PARTITIONS))
     assert "consumer (KIP-848)" in rebalance.table([result])
+
+
+def test_share_workers_take_turns_on_one_partition_and_accept_what_they_took(embedded):
+    from kafka_course import queues
+    topic = course.new_topic("jobs", partitions=1)
+    group = f"workers-{topic}"
+    queues.read_from_start(group)
+    with queues.ShareWorkers(topic, group, ["w1", "w2", "w3"], delay=0.01) as workers:
+        assert workers.wait_for_members()
+        queues.produce_each(topic, [f"job-{i}" for i in range(12)])
+        assert workers.wait_for(12)
+    assert not workers.errors
+    assert all(workers.got.values()), f"every worker took records from the one partition: {workers.got}"
+    assert sorted(o for got in workers.got.values() for o, _, _ in got) == list(range(12))
+    later = queues.share_consumer(group, topic, share_acknowledgement_mode="explicit")
+    try:
+        assert queues.poll_one(later, timeout=2) is None, "the workers accepted everything, the last ones too"
+    finally:
+        later.close()
