@@ -8,7 +8,9 @@
 
 ``connection`` finds the cluster, ``handle`` looks at it and breaks it (on minikafka
 or real Kafka), ``clients`` holds the client factories and small client helpers,
-``members`` runs consumer group members in threads, ``views``, ``replicas`` and
+``members`` runs consumer group members in threads, ``rebalance`` measures what a
+join costs on the classic and the KIP-848 protocol, ``queues`` runs share groups
+(KIP-932), ``features`` tells what the cluster offers, ``views``, ``replicas`` and
 ``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
 module per lab in ``labs``) and ``preflight`` checks a machine before the course
 starts. ``spark`` is a Kafka source for PySpark, ``ecosystem`` the servers and demos of
@@ -24,6 +26,7 @@ from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionSt
 from .client_logs import client_log, show_client_logs
 from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
+from .features import requires_consumer_protocol, requires_share_groups
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, quiz
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
@@ -33,6 +36,7 @@ __all__ = [
     "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
     "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
-    "produce_demo", "producer", "quiz", "requires_broker_control", "requires_minikafka", "requires_real_kafka",
+    "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol", "requires_minikafka",
+    "requires_real_kafka", "requires_share_groups",
     "schema_registry", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]
