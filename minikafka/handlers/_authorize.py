@@ -132,6 +132,13 @@ NOT_REQUESTED = -(2**31)  # KIP-430: the client did not ask for authorized opera
 TOPIC_CONFIGS, BROKER_CONFIGS, BROKER_LOGGER_CONFIGS = 2, 4, 8  # DescribeConfigs' resource types
 
 
+def requested_group_operations(ctx, request, group_id: str) -> int:
+    """KIP-430 for one group of a describe request: its operations if the client asked, else NOT_REQUESTED."""
+    if not request.include_authorized_operations:
+        return NOT_REQUESTED
+    return authorized_operations(ctx, Res.GROUP, group_id)
+
+
 def authorized_operations(ctx, resource_type: Res, name: str = CLUSTER_NAME) -> int:
     """KIP-430's bit field of what the principal may do to a resource (everything without ACLs)."""
     bits = 0

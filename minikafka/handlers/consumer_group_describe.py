@@ -13,7 +13,7 @@ import uuid
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
-from ._authorize import NOT_REQUESTED, authorized_operations
+from ._authorize import NOT_REQUESTED, requested_group_operations
 
 CONSUMER_MEMBER = 1  # MemberType (v1): 0 classic, 1 consumer
 
@@ -54,12 +54,8 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    def operations(group_id: str) -> int:  # KIP-430: what this principal may do with the group
-        if not request.include_authorized_operations:
-            return NOT_REQUESTED
-        return authorized_operations(ctx, ResourceType.GROUP, group_id)
-
-    return ctx.respond(groups=tuple(_described(ctx, g, operations(g)) for g in request.group_ids))
+    return ctx.respond(groups=tuple(_described(ctx, g, requested_group_operations(ctx, request, g))
+                                    for g in request.group_ids))
 
 
 def error_response(ctx, request, code: ErrorCode):

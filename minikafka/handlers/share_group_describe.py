@@ -12,7 +12,7 @@ import uuid
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
-from ._authorize import NOT_REQUESTED, authorized_operations
+from ._authorize import NOT_REQUESTED, requested_group_operations
 
 
 def _member(ctx, m):
@@ -40,9 +40,5 @@ def _described(ctx, group_id: str, operations: int):
 
 
 async def handle(ctx, request):
-    def operations(group_id: str) -> int:  # KIP-430: what this principal may do with the group
-        if not request.include_authorized_operations:
-            return NOT_REQUESTED
-        return authorized_operations(ctx, ResourceType.GROUP, group_id)
-
-    return ctx.respond(groups=tuple(_described(ctx, g, operations(g)) for g in request.group_ids))
+    return ctx.respond(groups=tuple(_described(ctx, g, requested_group_operations(ctx, request, g))
+                                    for g in request.group_ids))
