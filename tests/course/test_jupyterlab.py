@@ -79,6 +79,7 @@ def browser():
 # The notebook's own view, through JupyterLab's API (window.jupyterapp): the model knows
 # each cell's execution count and outputs whether or not the cell is scrolled into view.
 _STATE = """() => {
+    if (!window.jupyterapp) return null;  // the page is still loading JupyterLab
     const panel = window.jupyterapp.shell.currentWidget;
     if (!panel || !panel.content || !panel.sessionContext || !panel.sessionContext.session) return null;
     const code = panel.content.widgets.filter(c => c.model.type === 'code');
@@ -99,14 +100,13 @@ def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
     opened = f"s && s.path === '{notebook}' && s.kernel === 'idle'"
     page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {opened}; }})()", timeout=90_000)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return s.done === s.cells && s.kernel === 'idle'; }})()",
+    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return s && s.done === s.cells && s.kernel === 'idle'; }})()",
                            timeout=240_000, polling=500)
     state = page.evaluate(f"({_STATE})()")
     assert state["errors"] == [], f"{notebook}: cells ended in an error: {state['errors']}"
     assert not [t for t in state["stderr"] if "%3|" in t or "Traceback" in t], state["stderr"][:3]
     if notebook.startswith("notebooks/"):  # labs end in a check, not a quiz
+        # (the model, not the DOM: JupyterLab 4 renders only the cells in view of a long notebook)
         assert state["widgets"] >= 1, "the quiz did not render as widgets"
-        page.wait_for_timeout(500)
-        assert page.locator(".widget-radio-box").count() >= 3, "the quiz's radio buttons are not on the page"
     assert page.locator(".Toastify__toast").count() == 0, "a notification popup covers the notebook"
     page.close()
