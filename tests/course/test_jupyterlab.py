@@ -100,7 +100,8 @@ def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
     opened = f"s && s.path === '{notebook}' && s.kernel === 'idle'"
     page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {opened}; }})()", timeout=90_000)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return s && s.done === s.cells && s.kernel === 'idle'; }})()",
+    finished = "s && s.done === s.cells && s.kernel === 'idle'"
+    page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {finished}; }})()",
                            timeout=240_000, polling=500)
     state = page.evaluate(f"({_STATE})()")
     assert state["errors"] == [], f"{notebook}: cells ended in an error: {state['errors']}"
