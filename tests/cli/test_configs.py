@@ -104,3 +104,33 @@ def test_an_absent_broker_is_one_sentence(capsys):
     code, _, err = run(capsys, "--bootstrap-server", "127.0.0.1:1", "--topic", "orders", "--describe")
     assert code == 1 and err.startswith("Error: Cannot reach a Kafka broker at 127.0.0.1:1: is one running there?")
     assert err.count("\n") == 1
+
+
+# -- users: SCRAM credentials (KIP-554), as kafka-configs.sh --entity-type users -----------------------
+def test_users_get_scram_credentials_that_describe_shows_without_the_password(capsys, bootstrap):
+    base = ["--bootstrap-server", bootstrap, "--entity-type", "users"]
+    code, out, _ = run(capsys, *base, "--entity-name", "alice", "--alter", "--add-config",
+                       "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]")
+    assert code == 0 and out == "Completed updating config for user alice.\n"
+    code, out, _ = run(capsys, *base, "--entity-name", "alice", "--describe")
+    assert code == 0 and out == ("SCRAM credential configs for user-principal 'alice' are "
+                                 "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096\n")
+    assert "alice-secret" not in out
+    code, out, _ = run(capsys, *base, "--entity-name", "alice", "--alter", "--delete-config", "SCRAM-SHA-512")
+    assert code == 0
+    code, out, _ = run(capsys, *base, "--describe")
+    assert out == "SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-256=iterations=8192\n"
+
+
+def test_users_mistakes_are_sentences(capsys, bootstrap):
+    base = ["--bootstrap-server", bootstrap, "--entity-type", "users", "--entity-name", "bob", "--alter"]
+    cases = {("--add-config", "SCRAM-SHA-256=[iterations=8192]"): "SCRAM-SHA-256 needs a password",
+             ("--add-config", "retention.ms=1"): "its SCRAM credentials (SCRAM-SHA-256 or SCRAM-SHA-512), not",
+             ("--add-config", "SCRAM-SHA-256=[iterations=10,password=p]"): "Too few iterations",
+             ("--delete-config", "SCRAM-SHA-256"): "does not exist"}
+    for argv, sentence in cases.items():
+        code, _, err = run(capsys, *base, *argv)
+        assert code == 1 and sentence in err and "Traceback" not in err, (argv, err)
+    code, out, _ = run(capsys, "--bootstrap-server", bootstrap, "--entity-type", "users", "--entity-name", "bob",
+                       "--describe")
+    assert code == 0 and out == "No SCRAM credentials for user-principal 'bob'.\n"
