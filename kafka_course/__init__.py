@@ -10,7 +10,8 @@
 or real Kafka), ``clients`` holds the client factories and small client helpers,
 ``members`` runs consumer group members in threads, ``rebalance`` measures what a
 join costs on the classic and the KIP-848 protocol, ``queues`` runs share groups
-(KIP-932), ``features`` tells what the cluster offers, ``views``, ``replicas`` and
+(KIP-932), ``features`` tells what the cluster offers, ``secured`` finds a cluster to lock down
+(SASL, TLS, ACLs), ``commands`` runs the tools' command lines, ``views``, ``replicas`` and
 ``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
 module per lab in ``labs``) and ``preflight`` checks a machine before the course
 starts. ``spark`` is a Kafka source for PySpark, ``ecosystem`` the servers and demos of
@@ -18,6 +19,7 @@ notebooks 12 and 13, ``tools`` the command-line tools shaped like Kafka's script
 """
 
 from . import checks, preflight
+from .commands import shell
 from .clients import (PartitionOffsets, Message, admin, committed, consume_all, consumer, delete_topic, lag, new_topic,
                       offsets, partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
@@ -29,14 +31,16 @@ from .errors import expect_error
 from .features import requires_consumer_protocol, requires_share_groups
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, quiz
+from .secured import SecuredCluster, secured_cluster
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember",
     "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
+    "SecuredCluster",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
     "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
     "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol", "requires_minikafka",
     "requires_real_kafka", "requires_share_groups",
-    "schema_registry", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
+    "schema_registry", "secured_cluster", "shell", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

@@ -20,12 +20,12 @@ timestamp, the broker's time index), plus three answers read from ``--describe``
 from __future__ import annotations
 
 import datetime
-import shlex
 import time
 import uuid
 from dataclasses import dataclass
 
 from ..checks import Report
+from ..commands import shell  # noqa: F401 - the lab notebooks import it from here
 
 AUDIT_PARTITIONS = 4
 AUDIT_CONFIGS = {"retention.ms": "259200000", "max.message.bytes": "2097152"}  # 3 days, 2 MiB
@@ -48,23 +48,6 @@ class Lab:
     @property
     def incident_ms(self) -> int:
         return int(datetime.datetime.fromisoformat(self.incident).timestamp() * 1000)
-
-
-def shell(command: str) -> int:
-    """Run a ``minikafka ...`` command line and return its exit status; it prints what it prints.
-
-    In a terminal with the course's environment active you would type the same line (on a
-    real Kafka installation, ``kafka-topics.sh`` for ``minikafka topics`` and so on). Here
-    the command runs inside this Python process, so it starts at once.
-    """
-    from minikafka.cli.main import main
-    argv = shlex.split(command)
-    if not argv or argv[0] != "minikafka":
-        raise ValueError(f"shell() runs minikafka commands only, not {command!r}")
-    try:
-        return main(argv[1:])
-    except SystemExit as e:  # a tool's error: its sentence is already printed
-        return e.code if isinstance(e.code, int) else 1
 
 
 def prepare(*, bootstrap: str | None = None, per_partition: int = 60) -> Lab:

@@ -18,7 +18,7 @@ from kafka import KafkaProducer
 from kafka_course.security import make_certificates
 
 from .conftest import LIBRDKAFKA_LOG, PLAIN_JAAS, STANDARD_AUTHORIZER, confluent, kafka_python
-from .wiretap import WireTap
+from kafka_course.wiretap import WireTap
 
 
 @pytest.fixture(scope="module")

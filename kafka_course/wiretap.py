@@ -1,4 +1,10 @@
-"""A TCP proxy that keeps every byte a client sends: what someone on the network sees."""
+"""A TCP proxy that keeps every byte a client sends: what someone on the network sees.
+
+Put one between clients and a broker (advertise the tap's address as the broker's, so that
+every connection goes through it) and ``seen()`` returns what an eavesdropper on the path
+would have read: on PLAINTEXT, topic names, records and a PLAIN password; on TLS, a
+handshake and then noise. Notebook 08b and the TLS tests use it.
+"""
 
 from __future__ import annotations
 
