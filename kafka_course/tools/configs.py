@@ -42,12 +42,14 @@ OWN_SOURCES = {"topic": {"DYNAMIC_TOPIC_CONFIG"}, "broker": {"DYNAMIC_BROKER_CON
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="minikafka configs", description="Describe and change topic, broker and user settings.")
+    p = argparse.ArgumentParser(prog="minikafka configs",
+                                description="Describe and change topic, broker and user settings.")
     add_bootstrap(p)
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument("--describe", action="store_true", help="show the settings of the entity")
     action.add_argument("--alter", action="store_true", help="change settings (--add-config, --delete-config)")
-    p.add_argument("--entity-type", choices=sorted(ENTITY_TYPES), help="what to configure: topics, brokers or users (SCRAM credentials)")
+    p.add_argument("--entity-type", choices=sorted(ENTITY_TYPES),
+                   help="what to configure: topics, brokers or users (SCRAM credentials)")
     p.add_argument("--entity-name", help="the topic's name, the broker's id or the user's name")
     p.add_argument("--topic", help="shorthand for --entity-type topics --entity-name TOPIC")
     p.add_argument("--broker", help="shorthand for --entity-type brokers --entity-name ID")
