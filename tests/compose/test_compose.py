@@ -86,7 +86,8 @@ def published(service: dict) -> dict[int, dict]:
 
 
 # -- the file is valid, for the real binary ----------------------------------------------------------------
-@pytest.mark.parametrize("profiles", [(), ("comparison",), ("ecosystem",), ("comparison", "ecosystem")])
+@pytest.mark.parametrize("profiles", [(), ("comparison",), ("ecosystem",), ("security",),
+                                      ("comparison", "ecosystem", "security")])
 def test_compose_accepts_the_file(profiles):
     flags = [arg for p in profiles for arg in ("--profile", p)]
     done = compose(*flags, "config", "-q")
@@ -181,14 +182,15 @@ def test_images_are_pinned_and_multi_arch():
 
 
 def test_every_published_port_is_on_localhost_only():
-    for name, service in resolved("comparison", "ecosystem")["services"].items():
+    for name, service in resolved("comparison", "ecosystem", "security")["services"].items():
         for port in service.get("ports", []):
             assert port["host_ip"] == "127.0.0.1", f"{name} publishes {port['published']} to every interface"
 
 
 # -- the comparison servers (notebook 13) and PostgreSQL (notebook 12) ----------------------------------------
 def test_comparison_servers_only_with_their_profile(config):
-    assert not {"rabbitmq", "nats", "postgres", "schema-registry", "connect"} & set(config["services"])
+    optional = {"rabbitmq", "nats", "postgres", "schema-registry", "connect", "kafka-secure"}
+    assert not optional & set(config["services"])
     comparison = resolved("comparison")["services"]
     assert {5672, 15672} <= set(published(comparison["rabbitmq"]))
     assert "management" in comparison["rabbitmq"]["image"]
@@ -238,3 +240,52 @@ def test_the_ecosystem_profile_runs_the_real_registry_and_connect_as_the_course_
     [volume] = connect["volumes"]
     assert volume["target"] == "/connect-files" and Path(volume["source"]) == REPO / "connect-files"
     assert {"kafka-1", "kafka-2", "kafka-3", "postgres"} <= set(connect["depends_on"])
+
+
+# -- the cluster to lock down (notebook 08b, lab 08b), where kafka_course.secured looks ------------------------
+def test_the_security_profile_runs_a_locked_cluster_as_the_course_expects():
+    from kafka_course import secured
+    service = resolved("security")["services"]["kafka-secure"]
+    settings = env(service)
+    protocols = dict(item.split(":") for item in settings["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"].split(","))
+    advertised = listeners(settings["KAFKA_ADVERTISED_LISTENERS"])
+    # each protocol the course asks for is advertised where secured.py connects, and published there
+    for protocol, address in secured.COMPOSE_LISTENERS.items():
+        host, port = address.rsplit(":", 1)
+        names = [n for n, (h, p) in advertised.items() if protocols[n] == protocol and (h, p) == (host, int(port))]
+        assert names, f"no {protocol} listener advertised as {address}"
+        assert published(service)[int(port)]["target"] == int(port)
+    # the image's start script wants JKS and a JAAS file as soon as it sees these in the advertised listeners
+    assert "SSL://" not in settings["KAFKA_ADVERTISED_LISTENERS"]
+    assert "SASL_" not in settings["KAFKA_ADVERTISED_LISTENERS"]
+    assert settings["KAFKA_AUTHORIZER_CLASS_NAME"] == secured.STANDARD_AUTHORIZER
+    assert f"User:{secured.ADMIN[0]}" in settings["KAFKA_SUPER_USERS"].split(";")
+    assert settings["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"] == "false"
+    login = f'username="{secured.ADMIN[0]}" password="{secured.ADMIN[1]}"'
+    sasl = [n for n, p in protocols.items() if p.startswith("SASL_")]
+    for name in sasl:  # every SASL listener knows the admin (PLAIN) and takes SCRAM logins
+        assert login in settings[f"KAFKA_LISTENER_NAME_{name}_PLAIN_SASL_JAAS_CONFIG"]
+        for bits in ("256", "512"):
+            assert "ScramLoginModule" in settings[f"KAFKA_LISTENER_NAME_{name}_SCRAM___SHA___{bits}_SASL_JAAS_CONFIG"]
+    [tls] = [n for n, p in protocols.items() if p == "SASL_SSL"]
+    [volume] = service["volumes"]
+    assert Path(volume["source"]) == secured.COMPOSE_CERTS and volume["read_only"]
+    keystore = settings[f"KAFKA_LISTENER_NAME_{tls}_SSL_KEYSTORE_LOCATION"]
+    assert keystore == f"{volume['target']}/broker.pem"
+    assert settings[f"KAFKA_LISTENER_NAME_{tls}_SSL_KEYSTORE_TYPE"] == "PEM"
+    assert settings[f"KAFKA_LISTENER_NAME_{tls}_SSL_KEY_PASSWORD"] == secured.KEY_PASSWORD
+    assert settings["KAFKA_INTER_BROKER_LISTENER_NAME"] in sasl
+    assert settings["KAFKA_SASL_MECHANISM_INTER_BROKER_PROTOCOL"] == "PLAIN"
+    assert "kafka-secure" not in {name for name, _ in brokers(resolved()).values()}
+
+
+def test_the_certificates_the_security_profile_mounts_are_written_by_the_course(tmp_path):
+    import ssl
+
+    from kafka_course import secured
+    out = secured.write_compose_certificates(tmp_path / "certs")
+    context = ssl.create_default_context(cafile=str(out / "ca.pem"))
+    assert context.get_ca_certs(), "ca.pem holds the course CA"
+    keystore = (out / "broker.pem").read_text()
+    assert "ENCRYPTED PRIVATE KEY" in keystore and keystore.count("BEGIN CERTIFICATE") == 2
+    assert (out / "broker.pem").stat().st_mode & 0o044, "the container's own user must be able to read it"
