@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import shlex
 
-__all__ = ["shell"]
+__all__ = ["ExitStatus", "shell"]
 
 
-def shell(command: str) -> int:
+class ExitStatus(int):
+    """A command's exit status: 0 for success. A notebook shows it only when it is not 0."""
+
+    def _ipython_display_(self) -> None:
+        if self:
+            print(f"(exit status {int(self)})")
+
+
+def shell(command: str) -> ExitStatus:
     """Run a ``minikafka ...`` command line and return its exit status; it prints what it prints.
 
     In a terminal with the course's environment active you would type the same line (on a
@@ -24,7 +32,7 @@ def shell(command: str) -> int:
     if not argv or argv[0] != "minikafka":
         raise ValueError(f"shell() runs minikafka commands only, not {command!r}")
     try:
-        return main(argv[1:])
+        return ExitStatus(main(argv[1:]) or 0)
     except SystemExit as e:  # a tool's error: its sentence is already printed
-        return e.code if isinstance(e.code, int) else 1
+        return ExitStatus(e.code if isinstance(e.code, int) else 1)
 

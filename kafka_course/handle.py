@@ -137,6 +137,23 @@ class ClusterHandle:
         finally:
             client.close()
 
+    def replica_sizes(self, topic: str, partition: int) -> dict[int, int]:
+        """Bytes of one partition on each broker that holds a copy (DescribeLogDirs, any cluster)."""
+        from kafka.admin import KafkaAdminClient
+        client = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
+        try:
+            answers = client.describe_log_dirs([topic])
+        finally:
+            client.close()
+        sizes: dict[int, int] = {}
+        for answer in answers:
+            for log_dir in answer["log_dirs"]:
+                for t in log_dir.get("topics", []):
+                    for p in t["partitions"] if t["name"] == topic else []:
+                        if p["partition_index"] == partition:
+                            sizes[answer["broker"]] = sizes.get(answer["broker"], 0) + p["partition_size"]
+        return dict(sorted(sizes.items()))
+
     # -- minikafka-only: looking inside ------------------------------------------------
     def segments(self, topic: str, partition: int = 0) -> list[dict]:
         """The leader's segment files of one partition: base offset, size, path (minikafka only)."""

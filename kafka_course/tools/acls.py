@@ -157,6 +157,7 @@ def _remove(client, bindings) -> None:
 
 def _list(client, args) -> int:
     from confluent_kafka.admin import AclBindingFilter
+    _require_describe(client)
     resources = _resources(args, "any") or [("ANY", None, "ANY")]
     principal = args.principal
     found = []
@@ -166,6 +167,25 @@ def _list(client, args) -> int:
         found += result
     _print("Current ACLs for resource", found)
     return 0
+
+
+def _require_describe(client) -> None:
+    """Refuse, as Kafka's tool does, a login that may not describe the cluster's ACLs.
+
+    Kafka answers DescribeAcls from such a login with CLUSTER_AUTHORIZATION_FAILED, but
+    confluent-kafka 2.16 hands back an empty list instead of the error, which would print
+    as "no ACLs". DescribeCluster's authorized operations (KIP-430) tell the two apart: a
+    login that may not describe the cluster gets none.
+    """
+    from confluent_kafka.admin import AclOperation
+    try:
+        described = client.describe_cluster(include_authorized_operations=True, request_timeout=15).result(15)
+    except Exception:  # noqa: BLE001 - an older cluster without DescribeCluster: DescribeAcls answers alone
+        return
+    allowed = described.authorized_operations
+    if allowed is None or not ({AclOperation.DESCRIBE, AclOperation.ALTER, AclOperation.ALL} & set(allowed)):
+        raise CliError("CLUSTER_AUTHORIZATION_FAILED: this login may not list ACLs; that takes Describe on the "
+                       "cluster (--operation Describe --cluster), which administrators have.")
 
 
 def _print(title: str, bindings) -> None:

@@ -247,8 +247,13 @@ def _offsets_table(client, group: str, description) -> str:
 
 
 # -- --reset-offsets ---------------------------------------------------------------------------------
-def _require_inactive(client, group: str, verb: str) -> None:
-    description = _group(client, group)
+def _require_inactive(client, group: str, verb: str, *, new_ok: bool = False) -> None:
+    """Refuse a group with members; with ``new_ok`` a group the cluster does not know yet is fine."""
+    if new_ok:
+        description = _wait(client.describe_consumer_groups([group], request_timeout=TIMEOUT)[group],
+                            f"describe group {group!r}")
+    else:
+        description = _group(client, group)
     if description.members:
         raise CliError(f"Cannot {verb} group {group!r} while it has {len(description.members)} active member(s) "
                        f"(state {_state(description)}); stop its consumers first.")
@@ -259,7 +264,8 @@ def _reset(client, group: str, args) -> None:
                 args.to_datetime)):
         raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N, --shift-by N "
                        "or --to-datetime.")
-    _require_inactive(client, group, "reset the offsets of")
+    # As Kafka's tool: a group that does not exist yet gets these offsets (it starts there when it first runs).
+    _require_inactive(client, group, "reset the offsets of", new_ok=True)
     partitions = _partitions_to_reset(client, group, args)
     targets = _targets(client, group, partitions, args)
     print(_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], [[group, t, p, o] for (t, p),

@@ -111,3 +111,17 @@ def test_command_config_translates_java_client_settings():
         translate({"ssl.truststore.type": "JKS"})
     with pytest.raises(ConfigError, match="PlainLoginModule and ScramLoginModule"):
         translate({"sasl.jaas.config": "com.sun.security.auth.module.Krb5LoginModule required;"})
+
+
+def test_a_login_that_may_not_describe_the_cluster_cannot_list_acls(secured, capsys, tmp_path):
+    """Kafka refuses DescribeAcls without Describe on the cluster; the tool must not print 'no ACLs' instead."""
+    bootstrap, admin_login = secured
+    run(capsys, "--bootstrap-server", bootstrap, "--command-config", admin_login, "--add", "--allow-principal",
+        "User:alice", "--operation", "Read", "--topic", "orders")
+    alice = tmp_path / "alice.properties"
+    alice.write_text(ADMIN_PROPERTIES.replace('username="admin" password="admin-secret"',
+                                              'username="alice" password="alice-secret"'))
+    code, out, err = run(capsys, "--bootstrap-server", bootstrap, "--command-config", str(alice), "--list")
+    assert code == 1 and out == "" and "CLUSTER_AUTHORIZATION_FAILED" in err and "Describe on the cluster" in err
+    code, out, _ = run(capsys, "--bootstrap-server", bootstrap, "--command-config", admin_login, "--list")
+    assert code == 0 and "principal=User:alice" in out

@@ -97,3 +97,13 @@ def test_one_partition_earliest_latest_and_a_bad_date(capsys, bootstrap, topic_n
     assert code == 1 and "is not a date-time like" in err
     code, _, err = run(capsys, *history[:-1], "no-such-topic", "--to-earliest")
     assert code == 1 and "Topic 'no-such-topic' does not exist." in err
+
+
+def test_a_group_the_cluster_does_not_know_yet_gets_the_offsets(capsys, bootstrap, topic_name, history):
+    """As Kafka's tool: resetting a new group is how an operator decides where it will start."""
+    code, out, _ = run(capsys, "--bootstrap-server", bootstrap, "--group", "brand-new", "--topic", topic_name,
+                       "--reset-offsets", "--to-latest", "--execute")
+    assert code == 0 and new_offsets(out) == {0: 10, 1: 10}
+    assert committed(bootstrap, "brand-new", topic_name) == {0: 10, 1: 10}
+    code, _, err = run(capsys, "--bootstrap-server", bootstrap, "--delete", "--group", "never-seen")
+    assert code == 1 and "Consumer group 'never-seen' does not exist." in err
