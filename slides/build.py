@@ -106,7 +106,7 @@ def diagram_slide(diagram: drawings.Diagram) -> decks.Slide:
 def place_diagrams(deck: decks.Deck, available: dict[str, drawings.Diagram]) -> list[str]:
     """Add the diagrams PLACES gives this notebook; return the names placed."""
     placed = []
-    for name, pattern in PLACES.get(deck.name[:2], []):
+    for name, pattern in PLACES.get(deck.name.split("-")[0], []):
         if name not in available:
             continue
         # The first column is the notebook's title: a diagram belongs with the section about it.
@@ -159,7 +159,7 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
         print(f"  {path.stem}.html: {deck.total_slides} slides, {deck.notes} with notes"
               + (f", diagrams {', '.join(placed)}" if placed else ""))
     for d in diagrams:
-        used_in = [x["notebook"][:2] for x in manifest["decks"] if d.name in x["diagrams"]]
+        used_in = [x["notebook"].split("-")[0] for x in manifest["decks"] if d.name in x["diagrams"]]
         manifest["diagrams"].append({"name": d.name, "file": f"diagrams/{d.name}.svg", "title": d.title,
                                      "caption": d.caption, "decks": used_in})
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
