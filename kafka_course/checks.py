@@ -23,6 +23,8 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
+from .i18n import _
+
 PASS, FAIL, NOT_RUN = "✔", "✘", "·"
 
 
@@ -42,7 +44,8 @@ class CheckFailed(AssertionError):
     def _render_traceback_(self) -> list[str]:
         # IPython shows this instead of a traceback through the checking code; the failed
         # sentences are already printed above it, once.
-        return [f"CheckFailed: {self.summary} Fix what the {FAIL} lines above describe, then run the cell again."]
+        return ["CheckFailed: " + _("{summary} Fix what the {mark} lines above describe, then run the cell again.")
+                .format(summary=self.summary, mark=FAIL)]
 
 
 class Report:
@@ -68,17 +71,19 @@ class Report:
             print(f"  {FAIL} {expected}")
         return bool(ok)
 
-    def not_run(self, what: str, why: str = "it needs the checks above to pass") -> None:
+    def not_run(self, what: str, why: str | None = None) -> None:
         """Record a check that could not run: it is listed, and counted, but neither passed nor failed."""
         self.skipped.append(what)
-        print(f"  {NOT_RUN} not run: {what} ({why})")
+        why = why or _("it needs the checks above to pass")
+        print(f"  {NOT_RUN} " + _("not run: {what} ({why})").format(what=what, why=why))
 
     def attempt(self, fn: Callable[..., Any], *args: Any, what: str) -> tuple[bool, Any]:
         """Call the learner's ``fn``; an exception becomes a failed check instead of a traceback."""
         try:
             return True, fn(*args)
         except Exception as e:  # noqa: BLE001 - any error in learner code is a finding
-            self.check(False, "", f"{what} raised {type(e).__name__}: {e} ({where(e)}).")
+            self.check(False, "", _("{what} raised {error}: {message} ({where}).").format(
+                what=what, error=type(e).__name__, message=e, where=where(e)))
             return False, None
 
     @property
@@ -87,16 +92,20 @@ class Report:
 
     def summary(self) -> str:
         """``2 of 3 checks passed, 1 failed.`` (and how many did not run)."""
-        parts = [f"{len(self.failed)} failed"] + ([f"{len(self.skipped)} not run"] if self.skipped else [])
-        return f"{len(self.passed)} of {plural(self.total, 'check')} passed, {' and '.join(parts)}."
+        parts = [_("{count} failed").format(count=len(self.failed))]
+        if self.skipped:
+            parts.append(_("{count} not run").format(count=len(self.skipped)))
+        return _("{passed} of {total} passed, {rest}.").format(
+            passed=len(self.passed), total=plural(self.total, _("check"), _("checks")), rest=_(" and ").join(parts))
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         if exc is not None and not isinstance(exc, CheckFailed):
-            self.check(False, "", f"The check stopped early: {type(exc).__name__}: {exc}")
+            self.check(False, "", _("The check stopped early: {error}: {message}").format(
+                error=type(exc).__name__, message=exc))
         if self.failed or self.skipped:
             print(self.summary())
             raise CheckFailed(f"{self.title}: {self.summary()}", self.failed) from (exc if exc_type else None)
-        print(f"All {plural(self.total, 'check')} passed. Well done!")
+        print(_("All {total} passed. Well done!").format(total=plural(self.total, _("check"), _("checks"))))
         return False
 
 
@@ -104,8 +113,8 @@ def where(error: BaseException) -> str:
     """``line 12 of murmur2``: the innermost frame of an error raised in learner code."""
     frames = traceback.extract_tb(error.__traceback__)
     if not frames:
-        return "no traceback"
-    return f"line {frames[-1].lineno} of {frames[-1].name}"
+        return _("no traceback")
+    return _("line {line} of {function}").format(line=frames[-1].lineno, function=frames[-1].name)
 
 
 def check(ok: bool, passed: str, expected: str) -> None:
@@ -114,4 +123,4 @@ def check(ok: bool, passed: str, expected: str) -> None:
         print(f"{PASS} {passed}")
         return
     print(f"{FAIL} {expected}")
-    raise CheckFailed("1 check failed.", [expected])
+    raise CheckFailed(_("1 check failed."), [expected])

@@ -20,6 +20,8 @@ from typing import Any, Mapping
 
 from minikafka import Cluster
 
+from .i18n import _
+
 ENV_VAR = "KAFKA_BOOTSTRAP_SERVERS"
 
 _embedded: dict[tuple, Cluster] = {}  # one embedded cluster per shape asked for
@@ -49,9 +51,9 @@ def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[s
         _show_broker_warnings()
         embedded = Cluster(brokers=brokers, config={**TEACHING_DEFAULTS, **dict(config or {})}).start()
         _embedded[key] = embedded
-        plural = "broker" if brokers == 1 else "brokers"
-        print(f"Started an embedded minikafka ({brokers} {plural}) at {embedded.bootstrap_servers}. "
-              f"Set {ENV_VAR} to use a real Kafka cluster instead.")
+        count = f"{brokers} {_('broker') if brokers == 1 else _('brokers')}"
+        print(_("Started an embedded minikafka ({count}) at {servers}. Set {variable} to use a real Kafka cluster "
+                "instead.").format(count=count, servers=embedded.bootstrap_servers, variable=ENV_VAR))
     _current = _embedded[key].bootstrap_servers
     return _current
 

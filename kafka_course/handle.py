@@ -21,6 +21,7 @@ from minikafka import Cluster
 
 from .clients import admin
 from .connection import ENV_VAR, current_bootstrap, embedded_at
+from .i18n import _
 
 # Broker id -> docker compose service, for the repository's docker-compose.yml.
 COMPOSE_SERVICES = {1: "kafka-1", 2: "kafka-2", 3: "kafka-3"}
@@ -41,8 +42,8 @@ def requires_minikafka(what: str = "This cell") -> bool:
     """True on the embedded minikafka; elsewhere print why the cell skips itself."""
     if cluster().is_minikafka:
         return True
-    print(f"{what} uses a power only the embedded minikafka has, so it is skipped on "
-          f"{current_bootstrap()}. Unset {ENV_VAR} to run it.")
+    print(_("{what} uses a power only the embedded minikafka has, so it is skipped on {servers}. Unset {variable} "
+            "to run it.").format(what=_(what), servers=current_bootstrap(), variable=ENV_VAR))
     return False
 
 
@@ -56,8 +57,8 @@ def requires_broker_control(what: str = "This cell") -> bool:
     handle = cluster()
     if handle.can_control_brokers:
         return True
-    print(f"{what} stops brokers, and the brokers of {current_bootstrap()} cannot be stopped from "
-          f"here (they are not the course's docker compose services), so it is skipped.")
+    print(_("{what} stops brokers, and the brokers of {servers} cannot be stopped from here (they are not the "
+            "course's docker compose services), so it is skipped.").format(what=_(what), servers=current_bootstrap()))
     return False
 
 
@@ -65,8 +66,8 @@ def requires_real_kafka(what: str = "This cell") -> bool:
     """True when talking to a cluster outside this process; otherwise print a sentence."""
     if not cluster().is_minikafka:
         return True
-    print(f"{what} needs a real Kafka cluster (set {ENV_VAR}, e.g. to the docker compose "
-          f"cluster), so it is skipped on the embedded minikafka.")
+    print(_("{what} needs a real Kafka cluster (set {variable}, e.g. to the docker compose cluster), so it is "
+            "skipped on the embedded minikafka.").format(what=_(what), variable=ENV_VAR))
     return False
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from confluent_kafka.admin import AdminClient
 
+from .i18n import _
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -30,9 +32,10 @@ class Finding:
 
 def python_version(minimum: tuple[int, int] = (3, 11)) -> Finding:
     have = ".".join(map(str, sys.version_info[:3]))
+    need = f"{minimum[0]}.{minimum[1]}"
     if sys.version_info[:2] >= minimum:
-        return Finding(True, "Python", f"{have} (the course needs {minimum[0]}.{minimum[1]} or newer)")
-    return Finding(False, "Python", f"{have} is too old; install Python {minimum[0]}.{minimum[1]} or newer")
+        return Finding(True, "Python", _("{have} (the course needs {need} or newer)").format(have=have, need=need))
+    return Finding(False, "Python", _("{have} is too old; install Python {need} or newer").format(have=have, need=need))
 
 
 def java_version() -> Finding:
@@ -40,9 +43,9 @@ def java_version() -> Finding:
     try:
         done = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=20)
     except (FileNotFoundError, subprocess.TimeoutExpired):
-        return Finding(False, "Java", "not found; only the Spark notebook needs it (install a JDK 17 or newer)")
+        return Finding(False, "Java", _("not found; only the Spark notebook needs it (install a JDK 17 or newer)"))
     first = (done.stderr or done.stdout).strip().splitlines()[:1]
-    return Finding(done.returncode == 0, "Java", first[0] if first else "java -version printed nothing")
+    return Finding(done.returncode == 0, "Java", first[0] if first else _("java -version printed nothing"))
 
 
 def tcp_error(host: str, port: int, timeout: float = 2.0) -> str | None:
@@ -51,24 +54,24 @@ def tcp_error(host: str, port: int, timeout: float = 2.0) -> str | None:
         with socket.create_connection((host, port), timeout=timeout):
             return None
     except socket.gaierror:
-        return f"the name {host!r} does not resolve from this machine"
+        return _("the name {host!r} does not resolve from this machine").format(host=host)
     except TimeoutError:
-        return f"no answer from {host}:{port} within {timeout} s"
+        return _("no answer from {host}:{port} within {timeout} s").format(host=host, port=port, timeout=timeout)
     except OSError as e:
-        return f"{host}:{port} refused the connection ({e.strerror or e})"
+        return _("{host}:{port} refused the connection ({reason})").format(host=host, port=port, reason=e.strerror or e)
 
 
 def _split(address: str) -> tuple[str, int]:
-    host, _, port = address.strip().rpartition(":")
+    host, _sep, port = address.strip().rpartition(":")
     return host.strip("[]"), int(port)
 
 
 def bootstrap_reachable(bootstrap: str) -> Finding:
     errors = [f"{a}: {e}" for a in bootstrap.split(",") if (e := tcp_error(*_split(a)))]
     if len(errors) < len(bootstrap.split(",")):
-        return Finding(True, "bootstrap", f"{bootstrap} accepts connections")
-    return Finding(False, "bootstrap", "no bootstrap address accepts connections: " + "; ".join(errors)
-                   + ". Is the broker running, and is this the port it listens on?")
+        return Finding(True, "bootstrap", _("{bootstrap} accepts connections").format(bootstrap=bootstrap))
+    return Finding(False, "bootstrap", _("no bootstrap address accepts connections: {errors}. Is the broker running, "
+                                         "and is this the port it listens on?").format(errors="; ".join(errors)))
 
 
 def advertised_brokers(bootstrap: str, timeout: float = 10) -> dict[int, tuple[str, int]]:
@@ -81,24 +84,30 @@ def advertised_brokers(bootstrap: str, timeout: float = 10) -> dict[int, tuple[s
 def check_advertised(brokers: dict[int, tuple[str, int]]) -> Finding:
     """Try every advertised address and explain the fix when one cannot be reached."""
     bad = {i: (h, p, e) for i, (h, p) in sorted(brokers.items()) if (e := tcp_error(h, p))}
-    listing = ", ".join(f"{i} at {h}:{p}" for i, (h, p) in sorted(brokers.items()))
+    listing = ", ".join(_("{broker} at {host}:{port}").format(broker=i, host=h, port=p)
+                        for i, (h, p) in sorted(brokers.items()))
     if not bad:
-        return Finding(True, "advertised listeners", f"every broker is reachable where it says it is ({listing})")
-    problems = "; ".join(f"broker {i} advertises {h}:{p}, but {e}" for i, (h, p, e) in bad.items())
-    return Finding(False, "advertised listeners", (
-        f"{problems}. The bootstrap address answered, so the broker runs; but clients connect to the "
+        return Finding(True, _("advertised listeners"),
+                       _("every broker is reachable where it says it is ({listing})").format(listing=listing))
+    problems = "; ".join(_("broker {broker} advertises {host}:{port}, but {error}").format(broker=i, host=h, port=p,
+                                                                                          error=e)
+                         for i, (h, p, e) in bad.items())
+    return Finding(False, _("advertised listeners"), _(
+        "{problems}. The bootstrap address answered, so the broker runs; but clients connect to the "
         "advertised address after their first request, and this one does not work from here. "
         "Fix the broker, not the client: set advertised.listeners (KAFKA_ADVERTISED_LISTENERS in "
         "Docker) to a host:port this machine can reach, e.g. PLAINTEXT://localhost:9092. If containers "
         "must reach it too, give the broker two listeners, one advertised as the container name for "
-        "them and one as localhost for the host, and map both in listener.security.protocol.map."))
+        "them and one as localhost for the host, and map both in listener.security.protocol.map.").format(
+            problems=problems))
 
 
 def advertised_listeners(bootstrap: str) -> Finding:
     try:
         brokers = advertised_brokers(bootstrap)
     except Exception as e:  # noqa: BLE001 - any failure here is the finding
-        return Finding(False, "metadata", f"the bootstrap address did not answer a Metadata request: {e}")
+        return Finding(False, "metadata",
+                       _("the bootstrap address did not answer a Metadata request: {error}").format(error=e))
     return check_advertised(brokers)
 
 
@@ -110,5 +119,6 @@ def run(bootstrap: str, *, need_java: bool = False) -> list[Finding]:
     for finding in findings:
         print(finding)
     blocking = [f for f in findings if not f.ok and (f.what != "Java" or need_java)]
-    print("Ready for the course." if not blocking else f"{len(blocking)} problem(s) to fix before you go on.")
+    print(_("Ready for the course.") if not blocking
+          else _("{count} problem(s) to fix before you go on.").format(count=len(blocking)))
     return findings

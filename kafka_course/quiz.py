@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from .i18n import _
+
 
 @dataclass(frozen=True)
 class Question:
@@ -33,11 +35,11 @@ class Question:
 
     def verdict(self, choice: int | None) -> str:
         if choice is None:
-            return "Pick an answer first."
+            return _("Pick an answer first.")
         right = self.options[self.answer]
         if choice == self.answer:
-            return f"✔ Right. {self.why}"
-        return f"✘ Not quite: the answer is “{right}”. {self.why}"
+            return "✔ " + _("Right.") + f" {self.why}"
+        return "✘ " + _("Not quite: the answer is “{right}”.").format(right=right) + f" {self.why}"
 
 
 def _text(text: str) -> str:
@@ -51,7 +53,7 @@ def static_html(questions: Sequence[Question]) -> str:
     for n, q in enumerate(questions, 1):
         options = "".join(f"<li>{_text(o)}</li>" for o in q.options)
         items.append(f"<div class='course-quiz'><p><b>{n}. {_text(q.prompt)}</b></p><ol type='a'>{options}</ol>"
-                     f"<details><summary>Answer</summary><p>{_text(q.options[q.answer])}. "
+                     f"<details><summary>{_('Answer')}</summary><p>{_text(q.options[q.answer])}. "
                      f"{_text(q.why)}</p></details></div>")
     return "".join(items)
 
@@ -60,7 +62,7 @@ def _widget(question: Question, n: int) -> Any:
     import ipywidgets as widgets
     choice = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(question.options)], value=None,
                                   layout=widgets.Layout(width="auto"))
-    button = widgets.Button(description="Check", button_style="primary")
+    button = widgets.Button(description=_("Check"), button_style="primary")
     feedback = widgets.HTML()
 
     def check(_: Any) -> None:
@@ -94,7 +96,7 @@ def quiz(questions: Sequence[Question]) -> Quiz:
     shell = get_ipython()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         display(q.widgets())  # a live kernel: buttons that answer
-        display(HTML(f"<details><summary>All answers</summary>{static_html(q.questions)}</details>"))
+        display(HTML(f"<details><summary>{_('All answers')}</summary>{static_html(q.questions)}</details>"))
     else:
         display(HTML(static_html(q.questions)))
     return q

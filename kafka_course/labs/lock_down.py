@@ -116,8 +116,9 @@ def actions() -> list[Action]:
                read("auditor", LATE_TOPIC, "audit-refunds"), True,
                f"{LATE_TOPIC} did not exist when you wrote the ACLs: only a prefixed pattern "
                "(--resource-pattern-type prefixed) covers the shop's future topics and the auditor's future groups."),
-        Action("orders-app", "read shop.orders in the group orders-app", read("orders-app", "shop.orders", "orders-app"),
-               False, "orders-app only writes: something gives it Read on shop.orders and on a group "
+        Action("orders-app", "read shop.orders in the group orders-app",
+               read("orders-app", "shop.orders", "orders-app"), False,
+               "orders-app only writes: something gives it Read on shop.orders and on a group "
                "(--operation All, --consumer, or a grant to everyone)."),
         Action("orders-app", "write shop.invoices", write("orders-app", "shop.invoices"), False,
                "orders-app may write shop.orders only: a prefixed pattern such as shop. covers every shop topic."),
@@ -130,13 +131,15 @@ def actions() -> list[Action]:
                "billing writes the invoices but has no reason to read them: --operation All or --consumer on "
                "shop.invoices grants Read too."),
         Action("auditor", "write shop.orders", write("auditor", "shop.orders"), False,
-               "the auditor only reads: something gives it Write (--operation All, --producer, or a grant to everyone)."),
+               "the auditor only reads: something gives it Write (--operation All, --producer, or a grant to "
+               "everyone)."),
         Action("auditor", "read payroll in the group audit-daily", read("auditor", "payroll", "audit-daily"), False,
                "payroll is not a shop. topic: is the auditor's prefix too short, or its topic the '*' wildcard?"),
         Action("auditor", "read shop.orders in the group billing", read("auditor", "shop.orders", "billing"), False,
                "the auditor's groups start with audit-: a '*' group or a shorter prefix lets it use billing's group."),
-        Action("mallory", "read shop.orders in the group audit-mallory", read("mallory", "shop.orders", "audit-mallory"),
-               False, "mallory has no ACL of her own: an ACL for User:* (every principal) lets her in."),
+        Action("mallory", "read shop.orders in the group audit-mallory",
+               read("mallory", "shop.orders", "audit-mallory"), False,
+               "mallory has no ACL of her own: an ACL for User:* (every principal) lets her in."),
     ]
 
 

@@ -20,7 +20,8 @@ SOLUTION = [
     "--allow-principal User:orders-app --producer --topic shop.orders",
     "--allow-principal User:billing --consumer --topic shop.orders --group billing",
     "--allow-principal User:billing --operation Write --operation Describe --topic shop.invoices",
-    "--allow-principal User:auditor --operation Read --operation Describe --topic shop. --resource-pattern-type prefixed",
+    "--allow-principal User:auditor --operation Read --operation Describe --topic shop. "
+    "--resource-pattern-type prefixed",
     "--allow-principal User:auditor --operation Read --group audit- --resource-pattern-type prefixed",
 ]
 
@@ -59,7 +60,8 @@ WRONG = {
         ["--allow-principal User:* --operation All --topic * --group *"],
         ["mallory could read shop.orders", "User:*", "orders-app could read shop.orders"]),
     "billing without its group": (
-        replace(SOLUTION[1], "--allow-principal User:billing --operation Read --operation Describe --topic shop.orders"),
+        replace(SOLUTION[1], "--allow-principal User:billing --operation Read --operation Describe "
+                             "--topic shop.orders"),
         ["billing could not read shop.orders in the group billing (GROUP_AUTHORIZATION_FAILED)",
          "Read on its group"]),
     "the auditor's topics listed, not prefixed": (

@@ -1,0 +1,66 @@
+"""The course's language: English, or Spanish for the notebooks and labs built from the catalogs.
+
+Every sentence the package shows a learner (a lab check's verdict, a skip, the preflight,
+the quiz's buttons) is written in English and passed through ``_()``::
+
+    print(_("{count} problem(s) to fix before you go on.").format(count=len(blocking)))
+
+The English text is the key; its translation lives in ``kafka_course/locales/<lang>.po``,
+a gettext catalog (``translations/`` holds the notebooks' catalogs). The language is,
+in order: ``set_language()``, the ``COURSE_LANG`` environment variable, then where the
+kernel runs: a notebook in ``notebooks/es/`` or a lab in ``labs/<lab>/es/`` runs in that
+folder, so it speaks Spanish without asking. A sentence without a translation stays in
+English; the tests make sure none is missing. Adding a language is a new catalog.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["LANGUAGES", "_", "language", "set_language"]
+
+LANGUAGES = ("en", "es")  # English is the source; the others have catalogs
+LOCALES = Path(__file__).resolve().parent / "locales"
+_chosen: str | None = None
+
+
+def set_language(lang: str | None) -> None:
+    """Speak ``lang`` from now on (``None``: back to the environment and the folder)."""
+    global _chosen
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"the course speaks {', '.join(LANGUAGES)}, not {lang!r}")
+    _chosen = lang
+
+
+def language() -> str:
+    """The language to speak now: ``set_language()``, ``COURSE_LANG``, or the notebook's folder."""
+    if _chosen:
+        return _chosen
+    wanted = os.environ.get("COURSE_LANG", "").split("_")[0].split(".")[0].lower()
+    if wanted in LANGUAGES:
+        return wanted
+    here = Path.cwd()
+    for folder in (here.name, here.parent.name):  # notebooks/es, labs/02-partitioner/es, notebooks/es/solutions
+        if folder in LANGUAGES:
+            return folder
+    return "en"
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict[str, str]:
+    """English -> ``lang`` for every translated, non-fuzzy entry of the language's catalog."""
+    path = LOCALES / f"{lang}.po"
+    if lang == "en" or not path.exists():
+        return {}
+    from babel.messages.pofile import read_po
+    with path.open("rb") as f:
+        messages = read_po(f)
+    return {m.id: m.string for m in messages if m.id and m.string and not m.fuzzy}
+
+
+def _(text: str) -> str:
+    """``text`` in the course's language (itself when it has no translation)."""
+    lang = language()
+    return text if lang == "en" else catalog(lang).get(text, text)
