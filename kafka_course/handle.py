@@ -38,16 +38,21 @@ def cluster(servers: str | None = None) -> "ClusterHandle":
     return ClusterHandle(servers, embedded_at(servers))
 
 
-def requires_minikafka(what: str = "This cell") -> bool:
+def _cell(what: str | None) -> str:
+    """What a skip sentence names: the caller's words, or "This cell"."""
+    return _(what) if what else _("This cell")
+
+
+def requires_minikafka(what: str | None = None) -> bool:
     """True on the embedded minikafka; elsewhere print why the cell skips itself."""
     if cluster().is_minikafka:
         return True
     print(_("{what} uses a power only the embedded minikafka has, so it is skipped on {servers}. Unset {variable} "
-            "to run it.").format(what=_(what), servers=current_bootstrap(), variable=ENV_VAR))
+            "to run it.").format(what=_cell(what), servers=current_bootstrap(), variable=ENV_VAR))
     return False
 
 
-def requires_broker_control(what: str = "This cell") -> bool:
+def requires_broker_control(what: str | None = None) -> bool:
     """True where this notebook can stop and start brokers; elsewhere print why the cell skips.
 
     The embedded minikafka can always be broken. A cluster outside this process can be
@@ -58,16 +63,17 @@ def requires_broker_control(what: str = "This cell") -> bool:
     if handle.can_control_brokers:
         return True
     print(_("{what} stops brokers, and the brokers of {servers} cannot be stopped from here (they are not the "
-            "course's docker compose services), so it is skipped.").format(what=_(what), servers=current_bootstrap()))
+            "course's docker compose services), so it is skipped.").format(what=_cell(what),
+                                                                            servers=current_bootstrap()))
     return False
 
 
-def requires_real_kafka(what: str = "This cell") -> bool:
+def requires_real_kafka(what: str | None = None) -> bool:
     """True when talking to a cluster outside this process; otherwise print a sentence."""
     if not cluster().is_minikafka:
         return True
     print(_("{what} needs a real Kafka cluster (set {variable}, e.g. to the docker compose cluster), so it is "
-            "skipped on the embedded minikafka.").format(what=_(what), variable=ENV_VAR))
+            "skipped on the embedded minikafka.").format(what=_cell(what), variable=ENV_VAR))
     return False
 
 

@@ -87,6 +87,22 @@ def copy_assets(out: Path) -> None:
 
 
 # -- notebooks ---------------------------------------------------------------------------------------
+def default_notebooks() -> list[Path]:
+    """Every lesson, then the translated ones (notebooks/es/...): one deck each."""
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]*-*.ipynb")) + sorted(NOTEBOOKS.glob("[a-z][a-z]/[0-9][0-9]*-*.ipynb"))
+
+
+def notebook_name(path: Path) -> str:
+    """``00-setup-and-tour.ipynb``, or ``es/00-setup-and-tour.ipynb`` for a translation."""
+    path = path.resolve()
+    return str(path.relative_to(NOTEBOOKS)) if path.is_relative_to(NOTEBOOKS) else path.name
+
+
+def deck_name(path: Path) -> str:
+    """The deck's file name: a translation's gets its language first (``es-00-setup-and-tour``)."""
+    return notebook_name(path).removesuffix(".ipynb").replace("/", "-")
+
+
 def execute(nb, path: Path):
     """Run the notebook in a fresh kernel, as a learner would, keeping going past errors."""
     from nbclient import NotebookClient
@@ -152,14 +168,15 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
         nb = executed.get(path) or decks.read_notebook(path)
         deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
         placed = place_diagrams(deck, available)
-        (out / f"{path.stem}.html").write_text(env.get_template("deck.html.j2").render(deck=deck))
-        manifest["decks"].append({"notebook": path.name, "file": f"{path.stem}.html", "title": deck.title,
+        (out / f"{deck_name(path)}.html").write_text(env.get_template("deck.html.j2").render(deck=deck))
+        manifest["decks"].append({"notebook": notebook_name(path), "file": f"{deck_name(path)}.html",
+                                  "title": deck.title,
                                   "columns": len(deck.columns), "slides": deck.total_slides,
                                   "notes": deck.notes, "diagrams": placed})
-        print(f"  {path.stem}.html: {deck.total_slides} slides, {deck.notes} with notes"
+        print(f"  {deck_name(path)}.html: {deck.total_slides} slides, {deck.notes} with notes"
               + (f", diagrams {', '.join(placed)}" if placed else ""))
     for d in diagrams:
-        used_in = [x["notebook"].split("-")[0] for x in manifest["decks"] if d.name in x["diagrams"]]
+        used_in = [x["notebook"].split("/")[-1].split("-")[0] for x in manifest["decks"] if d.name in x["diagrams"]]
         manifest["diagrams"].append({"name": d.name, "file": f"diagrams/{d.name}.svg", "title": d.title,
                                      "caption": d.caption, "decks": used_in})
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
@@ -179,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-install", action="store_true", help="fail instead of running npm ci")
     parser.add_argument("--jobs", type=int, default=3, help="notebooks executed side by side (default 3)")
     args = parser.parse_args(argv)
-    notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    notebooks = [p.resolve() for p in args.notebooks] or default_notebooks()
     if not notebooks:
         raise SystemExit(f"no notebooks found in {NOTEBOOKS}")
     manifest = build(notebooks, args.out.resolve(), run=args.execute, live=not args.no_live_diagrams,

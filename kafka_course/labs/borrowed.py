@@ -19,6 +19,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ..i18n import _
+
 # Packages that already implement Kafka's partitioner (or a MurmurHash2).
 LIBRARIES = ("kafka_course", "minikafka", "kafka", "confluent_kafka", "aiokafka", "mmh3", "murmurhash", "pykafka")
 
@@ -32,9 +34,11 @@ class Borrowed:
 
     def __str__(self) -> str:
         if self.itself:
-            return f"your {self.function} is {self.target}, imported rather than written"
+            return _("your {function} is {target}, imported rather than written").format(
+                function=self.function, target=self.target)
         where = f" (`{self.line}`)" if self.line else ""
-        return f"your {self.function}() calls {self.target}{where}"
+        return _("your {function}() calls {target}{where}").format(function=self.function, target=self.target,
+                                                                   where=where)
 
 
 def library_of(name: str | None) -> str | None:

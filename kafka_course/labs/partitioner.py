@@ -16,6 +16,7 @@ from typing import Callable
 from ..partitioner import murmur2 as kafka_murmur2
 from ..partitioner import partition_for
 from ..checks import Report, plural
+from ..i18n import _
 from .borrowed import borrowed
 
 SAMPLE_KEYS = [b"", b"a", b"ab", b"abc", b"abcd", b"abcde", b"kafka", b"customer-0", b"customer-42",
@@ -26,15 +27,15 @@ TAIL_HINT = {
     1: "the tail: one leftover byte is XORed in, then multiplied by m",
     2: "the tail: two leftover bytes, the second one shifted left by 8",
     3: "the tail: three leftover bytes, the third one shifted left by 16",
-}
+}  # English keys of the catalog: shown through _()
 
 
 def check(murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int], *,
           bootstrap: str | None = None, partitions: int = 6, keys: int = 200) -> None:
     """Run every check; raise ``CheckFailed`` naming the first thing to fix."""
-    later = ["murmur2() against Kafka's hash", "partition() against Kafka's rule",
-             "the records kafka-python sends, found where partition() predicts"]
-    with Report("Lab 02 · Kafka's key partitioner") as report:
+    later = [_("murmur2() against Kafka's hash"), _("partition() against Kafka's rule"),
+             _("the records kafka-python sends, found where partition() predicts")]
+    with Report(_("Lab 02 · Kafka's key partitioner")) as report:
         steps = [lambda: _check_own_work(report, murmur2, partition),
                  lambda: _check_hash(report, murmur2),
                  lambda: _check_partition(report, partition, partitions),
@@ -48,10 +49,10 @@ def check(murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int
 
 def _check_own_work(report: Report, murmur2, partition) -> bool:
     found = borrowed(murmur2) or borrowed(partition)
-    return report.check(found is None, "murmur2() and partition() compute the hash themselves",
-                        f"{found}. The lab asks you to write the hash yourself, following the steps above: "
-                        "calling a partitioner that already exists gives the right numbers, but proves "
-                        "nothing about yours." if found else "")
+    return report.check(found is None, _("murmur2() and partition() compute the hash themselves"),
+                        _("{found}. The lab asks you to write the hash yourself, following the steps above: "
+                          "calling a partitioner that already exists gives the right numbers, but proves "
+                          "nothing about yours.").format(found=found) if found else "")
 
 
 def _check_hash(report: Report, murmur2) -> bool:
@@ -62,19 +63,21 @@ def _check_hash(report: Report, murmur2) -> bool:
         want = kafka_murmur2(key)
         if got != want:
             unsigned = got == want & 0xFFFFFFFF
-            where = "It looks unsigned: turn the final 32 bits into a signed number (step 5)." if unsigned \
-                else f"A key of {plural(len(key), 'byte')} exercises {_where(key)}."
-            return report.check(False, "", f"murmur2({key!r}) should be {want}, yours returned {got}. {where}")
-    return report.check(True, f"murmur2 agrees with Kafka's on {len(SAMPLE_KEYS)} sample keys, "
-                              "including the empty key and every tail length", "")
+            where = _("It looks unsigned: turn the final 32 bits into a signed number (step 5).") if unsigned \
+                else _("A key of {size} exercises {part}.").format(size=plural(len(key), _("byte"), _("bytes")),
+                                                                    part=_where(key))
+            return report.check(False, "", _("murmur2({key!r}) should be {want}, yours returned {got}. {where}").format(
+                key=key, want=want, got=got, where=where))
+    return report.check(True, _("murmur2 agrees with Kafka's on {count} sample keys, including the empty key and "
+                                "every tail length").format(count=len(SAMPLE_KEYS)), "")
 
 
 def _where(key: bytes) -> str:
     if not key:
-        return "the seed and the length (nothing else runs for an empty key)"
+        return _("the seed and the length (nothing else runs for an empty key)")
     if len(key) < 4:
-        return TAIL_HINT[len(key)]
-    return f"{TAIL_HINT[0]} and {TAIL_HINT[len(key) % 4]}"
+        return _(TAIL_HINT[len(key)])
+    return _("{first} and {second}").format(first=_(TAIL_HINT[0]), second=_(TAIL_HINT[len(key) % 4]))
 
 
 def _check_partition(report: Report, partition, partitions: int) -> bool:
@@ -85,10 +88,11 @@ def _check_partition(report: Report, partition, partitions: int) -> bool:
                 return False
             want = partition_for(key, count)
             if got != want:
-                return report.check(False, "", f"partition({key!r}, {count}) should be {want}, "
-                                               f"yours returned {got}.{_sign_hint(key, count, got)}")
-    return report.check(True, "partition() matches Kafka's rule for 1, 3, "
-                              f"{partitions} and 7 partitions, negative hashes included", "")
+                return report.check(False, "", _("partition({key!r}, {count}) should be {want}, yours returned "
+                                                 "{got}.").format(key=key, count=count, want=want, got=got)
+                                    + _sign_hint(key, count, got))
+    return report.check(True, _("partition() matches Kafka's rule for 1, 3, {partitions} and 7 partitions, negative "
+                                "hashes included").format(partitions=partitions), "")
 
 
 def _sign_hint(key: bytes, count: int, got: int) -> str:
@@ -96,11 +100,11 @@ def _sign_hint(key: bytes, count: int, got: int) -> str:
     h = kafka_murmur2(key)
     if h >= 0:
         return ""
-    mistake = "abs() gives a different number" if got == abs(h) % count else \
-        "Python's % of a negative number is positive but not Java's answer" if got == h % count else \
-        "the sign bit must go before the remainder"
-    return (f" murmur2({key!r}) is {h}, a negative number, and {mistake}: Kafka clears the sign bit "
-            "with `& 0x7fffffff` before taking the remainder.")
+    mistake = _("abs() gives a different number") if got == abs(h) % count else \
+        _("Python's % of a negative number is positive but not Java's answer") if got == h % count else \
+        _("the sign bit must go before the remainder")
+    return " " + _("murmur2({key!r}) is {hash}, a negative number, and {mistake}: Kafka clears the sign bit with "
+                   "`& 0x7fffffff` before taking the remainder.").format(key=key, hash=h, mistake=mistake)
 
 
 def _check_against_broker(report: Report, partition, bootstrap, partitions: int, keys: int) -> bool:
@@ -117,7 +121,10 @@ def _check_against_broker(report: Report, partition, bootstrap, partitions: int,
     stored = consume_all(topic, bootstrap=bootstrap, timeout=30)
     misplaced = [r for r in stored if partition(r.key, partitions) != r.partition]
     return report.check(len(stored) == keys and not misplaced,
-                        f"all {keys} records that kafka-python sent are in the partition your function predicts",
-                        f"{len(misplaced)} of {len(stored)} stored records are not where your partition() says, "
-                        f"e.g. key {misplaced[0].key!r} is in partition {misplaced[0].partition}"
-                        if misplaced else f"only {len(stored)} of {keys} records came back from the broker")
+                        _("all {keys} records that kafka-python sent are in the partition your function "
+                          "predicts").format(keys=keys),
+                        _("{wrong} of {stored} stored records are not where your partition() says, e.g. key {key!r} "
+                          "is in partition {partition}").format(wrong=len(misplaced), stored=len(stored),
+                                                                 key=misplaced[0].key, partition=misplaced[0].partition)
+                        if misplaced else _("only {stored} of {keys} records came back from the broker").format(
+                            stored=len(stored), keys=keys))

@@ -30,7 +30,7 @@ from slides import browser, build, deck, diagrams
 pytestmark = pytest.mark.timeout(900)
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NOTEBOOKS = build.default_notebooks()  # the lessons, 08b included, and their translations (notebooks/es)
 HAVE_REVEAL = (build.REVEAL / "dist" / "reveal.js").exists()
 CHROMIUM = browser.find_chromium()
 needs_reveal = pytest.mark.skipif(not HAVE_REVEAL, reason="reveal.js is not installed: run `npm ci` in slides/")
@@ -63,7 +63,7 @@ def chromium():
 # -- the build -------------------------------------------------------------------------------------
 def test_every_notebook_has_a_deck_listed_in_the_index(built):
     out, manifest = built
-    assert [d["notebook"] for d in manifest["decks"]] == [p.name for p in NOTEBOOKS]
+    assert [d["notebook"] for d in manifest["decks"]] == [build.notebook_name(p) for p in NOTEBOOKS]
     index = (out / "index.html").read_text()
     for entry in manifest["decks"]:
         assert (out / entry["file"]).is_file()
@@ -205,14 +205,14 @@ def test_remote_images_become_links_so_decks_fetch_nothing():
 # -- in a real browser ---------------------------------------------------------------------------------------
 @needs_reveal
 @needs_chromium
-@pytest.mark.parametrize("notebook", [p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("notebook", [build.notebook_name(p).removesuffix(".ipynb") for p in NOTEBOOKS])
 def test_deck_opens_offline_in_chromium(built, chromium, notebook):
     out, manifest = built
     entry = next(d for d in manifest["decks"] if d["notebook"] == f"{notebook}.ipynb")
     report = browser.open_deck(chromium, out / entry["file"])
     shots = out / "screenshots"
     shots.mkdir(exist_ok=True)
-    (shots / f"{notebook}.png").write_bytes(report.screenshot)
+    (shots / f"{notebook.replace('/', '-')}.png").write_bytes(report.screenshot)
 
     assert report.failed == [], f"failed requests: {report.failed}"
     assert [u for u in report.requests if not u.startswith(("file:", "data:"))] == []

@@ -1,0 +1,187 @@
+"""The Spanish edition: built from the English notebooks and gettext catalogs, never edited by hand.
+
+- Every catalog is complete and current: a cell without a translation, or whose English
+  changed after it was translated (stale), fails; so do committed translated notebooks
+  that differ from what ``python -m translations.build`` writes (drift).
+- The package's own sentences (``kafka_course.i18n``) all have a translation with the same
+  placeholders, and the course speaks the language of the folder a notebook runs in.
+- The Spanish text follows the glossary (``translations/es/GLOSSARY.md``).
+- Every Spanish notebook and lab solution runs under nbval and papermill; a Spanish lab
+  starter fails its check, in Spanish.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kafka_course import i18n
+from translations import build
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = [pair for lang in build.languages() for pair in build.pairs(lang)]
+RUNNABLE = [p.output for p in PAIRS if not p.output.name == "starter.ipynb"]
+STARTERS = [p.output for p in PAIRS if p.output.name == "starter.ipynb"]
+
+
+def name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_there_is_a_spanish_edition():
+    assert "es" in build.languages() and PAIRS
+    assert (ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb").exists()
+
+
+def test_every_translation_is_complete_current_and_built():
+    found = build.check()
+    assert found == [], "\n".join(found)
+
+
+def _pair_with_source(pair: build.Pair, tmp_path: Path, change) -> build.Pair:
+    nb = nbformat.read(pair.source, as_version=4)
+    change(nb)
+    source = tmp_path / pair.source.name
+    nbformat.write(nb, source)
+    return build.Pair(pair.lang, source, pair.catalog, tmp_path / "out.ipynb")
+
+
+def test_a_changed_english_cell_makes_its_translation_stale(tmp_path, monkeypatch):
+    pair = next(p for p in PAIRS if p.name == "notebooks/00-setup-and-tour.ipynb")
+    monkeypatch.setattr(build, "REPO", tmp_path.parent)  # names relative to somewhere that holds tmp_path
+
+    def edit(nb):
+        cell = next(c for c in nb.cells if c.cell_type == "markdown")
+        cell.source += "\n\nOne more sentence."
+    stale = build.problems(_pair_with_source(pair, tmp_path, edit))
+    assert len(stale) == 1 and "stale" in stale[0]
+
+    def add(nb):
+        nb.cells.append(nbformat.v4.new_markdown_cell("A new paragraph.", id="newcell1"))
+    missing = build.problems(_pair_with_source(pair, tmp_path, add))
+    assert missing == [f"{tmp_path.name}/{pair.source.name}, markdown cell newcell1: no es translation"]
+
+
+def test_update_keeps_an_old_translation_as_fuzzy_with_the_english_it_was_made_from(tmp_path, monkeypatch):
+    pair = next(p for p in PAIRS if p.name == "notebooks/00-setup-and-tour.ipynb")
+    catalog = tmp_path / "es" / "copy.po"
+    catalog.parent.mkdir()
+    shutil.copy(pair.catalog, catalog)
+    monkeypatch.setattr(build, "HERE", tmp_path)
+    monkeypatch.setattr(build, "REPO", tmp_path.parent)
+
+    def edit(nb):
+        next(c for c in nb.cells if c.id == "d8619c33").source += " (edited)"
+    changed = _pair_with_source(pair, tmp_path, edit)
+    changed = build.Pair("es", changed.source, catalog, changed.output)
+    said = build.update(changed)
+    assert said == [f"{tmp_path.name}/{pair.source.name}: cell d8619c33 changed since it was translated "
+                    "(marked fuzzy)"]
+    entry = next(m for m in build.load(catalog) if m.context == "d8619c33")
+    assert entry.fuzzy and entry.string.startswith("Cada mensaje")
+    english = next(c.source for c in nbformat.read(pair.source, as_version=4).cells if c.id == "d8619c33")
+    assert build.previous_ids(catalog) == {"d8619c33": english}, "the translator sees what the English was"
+    build.update(changed)  # a second update keeps it
+    assert build.previous_ids(catalog) == {"d8619c33": english}
+    assert any("fuzzy" in line for line in build.problems(changed))
+
+
+def test_a_hand_edited_translated_notebook_is_drift():
+    pair = PAIRS[0]
+    assert pair.output.read_text() == build.rendered(pair)
+    edited = build.rendered(pair).replace("a", "à", 1)
+    assert edited != build.rendered(pair)  # what check() compares
+
+
+# -- the package's sentences -----------------------------------------------------------------------
+def test_every_sentence_of_the_package_has_a_translation_with_the_same_placeholders():
+    assert build.package_problems("es") == []
+    assert len(build.package_messages()) > 50
+
+
+def test_the_course_speaks_the_language_of_the_folder_or_of_course_lang(tmp_path, monkeypatch):
+    from kafka_course.checks import Report
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    assert i18n.language() == "en"
+    for folder in ("notebooks/es", "labs/02-partitioner/es", "notebooks/es/solutions"):
+        (tmp_path / folder).mkdir(parents=True)
+        monkeypatch.chdir(tmp_path / folder)
+        assert i18n.language() == "es", folder
+    assert i18n._("Ready for the course.") == "Listo para el curso."
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COURSE_LANG", "es_ES.UTF-8")
+    report = Report("t")
+    report.check(True, "ok", "")
+    report.check(False, "", "wrong")
+    assert report.summary() == "1 de 2 comprobaciones pasaron, 1 con fallo."
+    monkeypatch.setenv("COURSE_LANG", "fr")  # no catalog: English
+    assert i18n.language() == "en" and i18n._("Ready for the course.") == "Ready for the course."
+
+
+# -- the glossary ------------------------------------------------------------------------------------
+def avoided(lang: str) -> dict[str, str]:
+    """Each variant the glossary says to avoid -> the term to use."""
+    rows = [line.split("|")[1:-1] for line in (build.HERE / lang / "GLOSSARY.md").read_text().splitlines()
+            if line.startswith("| ") and not line.startswith("| English") and not line.startswith("|---")]
+    return {bad.strip(): use.strip() for _, use, bads in rows for bad in bads.split(",") if bad.strip()}
+
+
+def prose(text: str) -> str:
+    """Text without code: fenced blocks and `inline code` are not prose."""
+    return re.sub(r"`[^`]*`", " ", re.sub(r"```.*?```", " ", text, flags=re.S))
+
+
+def test_the_spanish_text_follows_the_glossary():
+    bad = avoided("es")
+    assert "tópico" in bad and "desplazamiento" in bad
+    found = []
+    texts = [(pair.name, m.string) for pair in PAIRS for m in build.load(pair.catalog)
+             if m.id and "markdown cell" in m.auto_comments]
+    texts += [("kafka_course/locales/es.po", m.string) for m in build.load_any(build.package_catalog("es")) if m.id]
+    for where, text in texts:
+        for word, use in bad.items():
+            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE):
+                found.append(f"{where}: {word!r} (the glossary says {use})")
+    assert found == [], "\n".join(found)
+
+
+# -- run, as the English ones are -------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+def test_spanish_notebooks_run_under_nbval(path):
+    from tests.course.test_notebooks import run_nbval
+    done = run_nbval(path)
+    assert done.returncode == 0, f"nbval failed for {name(path)}:\n{done.stdout[-6000:]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+def test_spanish_notebooks_run_under_papermill(path, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
+                           str(tmp_path / path.name), "--no-progress-bar"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    executed = nbformat.read(tmp_path / path.name, as_version=4)
+    printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+    assert "Arrancado un minikafka embebido" in printed or "solutions" in path.parts, "the course spoke English"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", STARTERS, ids=name)
+def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
+                           str(tmp_path / path.name), "--no-progress-bar"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode != 0
+    executed = nbformat.read(tmp_path / path.name, as_version=4)
+    last = [c for c in executed.cells if c.cell_type == "code"][-1]
+    errors = [o for o in last.outputs if o.get("output_type") == "error"]
+    assert errors and errors[0]["ename"] == "CheckFailed"
+    assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]

@@ -1,0 +1,331 @@
+"""Build the course in other languages from the English notebooks and gettext catalogs.
+
+The English notebooks and labs are the source. For each language there is one catalog
+(a ``.po`` file) per translated notebook, mirroring its path::
+
+    translations/es/notebooks/00-setup-and-tour.po     -> notebooks/es/00-setup-and-tour.ipynb
+    translations/es/labs/02-partitioner/starter.po      -> labs/02-partitioner/es/starter.ipynb
+
+An entry is one cell: its nbformat cell id is the entry's context (``msgctxt``), its English
+source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry
+(speaker notes included); a code cell has one when it holds something a learner reads, a
+comment or a sentence in a string, and its translation is the whole cell with those
+translated. Other code cells are copied as they are.
+
+    python -m translations.build add es notebooks/01-messaging-patterns.ipynb   # start a catalog
+    python -m translations.build update   # add new cells to the catalogs, mark changed ones fuzzy
+    python -m translations.build          # write the translated notebooks
+    python -m translations.build check    # what is missing, stale or out of date (exit 1 if anything)
+
+A cell whose English changed after it was translated is *stale*: ``update`` keeps the old
+translation marked fuzzy, with the English it was made from, until a translator updates
+it and removes the flag. The build refuses catalogs with missing or fuzzy entries, and the
+tests fail on them, so a translated notebook never silently drifts from its source.
+Adding a language is a new folder of catalogs (and ``kafka_course/locales/<lang>.po``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One translated notebook: its English source, its catalog and the notebook the build writes."""
+
+    lang: str
+    source: Path
+    catalog: Path
+    output: Path
+
+    @property
+    def name(self) -> str:
+        return str(self.source.relative_to(REPO))
+
+
+def languages() -> list[str]:
+    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and re.fullmatch(r"[a-z]{2}", p.name))
+
+
+def pairs(lang: str) -> list[Pair]:
+    """Every catalog of ``lang``, with the English notebook it translates and the file it builds."""
+    return pairs_for(lang, sorted((HERE / lang).rglob("*.po")))
+
+
+def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
+    root = HERE / lang
+    found = []
+    for catalog in catalogs:
+        relative = catalog.relative_to(root).with_suffix(".ipynb")
+        source = REPO / relative
+        if relative.parts[0] == "notebooks":  # notebooks/x.ipynb -> notebooks/es/x.ipynb (solutions/ too)
+            output = REPO / "notebooks" / lang / Path(*relative.parts[1:])
+        else:  # labs/02-partitioner/starter.ipynb -> labs/02-partitioner/es/starter.ipynb
+            output = source.parent / lang / source.name
+        found.append(Pair(lang, source, catalog, output))
+    return found
+
+
+# -- which cells a translator sees ------------------------------------------------------------------
+_WORDS = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")  # two words in a row: a sentence, not a key or a name
+
+
+def needs_translation(cell) -> bool:
+    """Markdown always; code when it holds a comment or a string with words in it."""
+    if cell.cell_type == "markdown":
+        return True
+    if cell.cell_type != "code":
+        return False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(cell.source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return True  # not plain Python (a magic): let the translator decide
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            return True
+        if token.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and _WORDS.search(token.string):
+            return True
+    return False
+
+
+def _cells(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    return nb, [c for c in nb.cells if needs_translation(c)]
+
+
+# -- catalogs -------------------------------------------------------------------------------------
+def load(path: Path) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f, locale=path.relative_to(HERE).parts[0])
+
+
+def save(catalog: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = io.BytesIO()
+    write_po(out, catalog, width=0, omit_header=False, sort_output=False, include_previous=True)
+    path.write_bytes(out.getvalue())
+
+
+def previous_ids(path: Path) -> dict[str, str]:
+    """Context -> the English a fuzzy entry was translated from (its ``#| msgid``, which Babel writes,
+    wrapped at spaces, but does not read back)."""
+    import ast
+    found: dict[str, str] = {}
+    previous: list[str] = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        if line.startswith("#| "):
+            previous.append(line[3:])
+        elif line.startswith('msgctxt "') and previous:
+            text = " ".join(previous)
+            if text.startswith("msgid "):
+                found[ast.literal_eval(line[len("msgctxt "):])] = "".join(
+                    ast.literal_eval(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', text[len("msgid "):]))
+            previous = []
+        elif not line.startswith("#"):
+            previous = []
+    return found
+
+
+def update(pair: Pair) -> list[str]:
+    """Bring the catalog in line with its source: new cells added, changed ones fuzzy, gone ones dropped."""
+    _, cells = _cells(pair.source)
+    old = load(pair.catalog) if pair.catalog.exists() else Catalog(locale=pair.lang)
+    by_context = {m.context: m for m in old if m.id}
+    earlier = previous_ids(pair.catalog)
+    fresh = Catalog(locale=pair.lang, project="Kafka Hands-On", fuzzy=False)
+    said = []
+    for cell in cells:
+        before = by_context.get(cell.id)
+        if before is None:
+            fresh.add(cell.source, "", context=cell.id, auto_comments=[f"{cell.cell_type} cell"])
+            said.append(f"{pair.name}: new {cell.cell_type} cell {cell.id}")
+        elif before.id != cell.source:
+            flags = set(before.flags) | {"fuzzy"}
+            fresh.add(cell.source, before.string, context=cell.id, flags=flags, previous_id=before.id,
+                      auto_comments=[f"{cell.cell_type} cell"])
+            said.append(f"{pair.name}: cell {cell.id} changed since it was translated (marked fuzzy)")
+        else:
+            fresh.add(before.id, before.string, context=cell.id, flags=before.flags,
+                      previous_id=earlier.get(cell.id) if before.fuzzy else None,
+                      auto_comments=[f"{cell.cell_type} cell"])
+    gone = set(by_context) - {c.id for c in cells}
+    said += [f"{pair.name}: cell {g} is gone from the source (dropped)" for g in sorted(gone)]
+    save(fresh, pair.catalog)
+    return said
+
+
+# -- the course package's own sentences (kafka_course.i18n) --------------------------------------------
+PACKAGE = REPO / "kafka_course"
+
+
+def package_messages() -> list[str]:
+    """Every literal passed to ``_()`` in the course package, in order of first use."""
+    import ast
+    found: dict[str, None] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.setdefault(node.args[0].value)
+    from kafka_course.labs.partitioner import TAIL_HINT  # keys passed to _() through a table
+    for hint in TAIL_HINT.values():
+        found.setdefault(hint)
+    return list(found)
+
+
+def package_catalog(lang: str) -> Path:
+    return PACKAGE / "locales" / f"{lang}.po"
+
+
+def update_package(lang: str) -> list[str]:
+    path = package_catalog(lang)
+    old = {m.id: m for m in load_any(path) if m.id} if path.exists() else {}
+    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    for text in package_messages():
+        before = old.get(text)
+        fresh.add(text, before.string if before else "", flags=before.flags if before else ())
+    save(fresh, path)
+    gone = sorted(set(old) - set(package_messages()))
+    return [f"{path.relative_to(REPO)}: {len(gone)} sentence(s) no longer used, dropped"] if gone else []
+
+
+def package_problems(lang: str) -> list[str]:
+    path = package_catalog(lang)
+    if not path.exists():
+        return [f"{path.relative_to(REPO)} is missing: run `python -m translations.build update`"]
+    entries = {m.id: m for m in load_any(path) if m.id}
+    found = []
+    for text in package_messages():
+        entry = entries.get(text)
+        if entry is None or not entry.string:
+            found.append(f"{path.relative_to(REPO)}: no {lang} translation of {text!r}")
+        elif entry.fuzzy:
+            found.append(f"{path.relative_to(REPO)}: {text!r} is marked fuzzy")
+        elif sorted(re.findall(r"{[^{}]*}", text)) != sorted(re.findall(r"{[^{}]*}", entry.string)):
+            found.append(f"{path.relative_to(REPO)}: the translation of {text!r} has other placeholders")
+    unused = sorted(set(entries) - set(package_messages()))
+    found += [f"{path.relative_to(REPO)}: {t!r} is no longer used" for t in unused]
+    return found
+
+
+def load_any(path: Path) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f)
+
+
+def problems(pair: Pair) -> list[str]:
+    """What keeps this catalog from building the translated notebook as its source is now."""
+    if not pair.source.exists():
+        return [f"{pair.catalog.relative_to(REPO)} translates {pair.name}, which does not exist"]
+    _, cells = _cells(pair.source)
+    by_context = {m.context: m for m in load(pair.catalog) if m.id}
+    found = []
+    for cell in cells:
+        entry = by_context.get(cell.id)
+        where = f"{pair.name}, {cell.cell_type} cell {cell.id}"
+        if entry is None or not entry.string:
+            found.append(f"{where}: no {pair.lang} translation")
+        elif entry.id != cell.source:
+            found.append(f"{where}: stale (the English changed after it was translated); run "
+                         "`python -m translations.build update` and translate it again")
+        elif entry.fuzzy:
+            found.append(f"{where}: marked fuzzy; check the translation and remove the flag")
+    extra = set(by_context) - {c.id for c in cells}
+    found += [f"{pair.name}: the catalog has cell {e}, which the source no longer has" for e in sorted(extra)]
+    return found
+
+
+def translated(pair: Pair):
+    """The translated notebook, built from the source and the catalog."""
+    nb, _ = _cells(pair.source)
+    entries = {m.context: m.string for m in load(pair.catalog) if m.id}
+    out = copy.deepcopy(nb)
+    for cell in out.cells:
+        if needs_translation(cell):
+            cell.source = entries[cell.id]
+    out.metadata["course"] = {"language": pair.lang, "source": pair.name,
+                              "generated": "by python -m translations.build; edit the catalog, not this file"}
+    return out
+
+
+def rendered(pair: Pair) -> str:
+    return nbformat.writes(translated(pair)) + "\n"
+
+
+def build(lang: str | None = None) -> list[Path]:
+    written = []
+    for each in languages() if lang is None else [lang]:
+        for pair in pairs(each):
+            found = problems(pair)
+            if found:
+                raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
+            pair.output.parent.mkdir(parents=True, exist_ok=True)
+            pair.output.write_text(rendered(pair))
+            written.append(pair.output)
+    return written
+
+
+def check(lang: str | None = None) -> list[str]:
+    """Every problem: missing or stale entries, and committed notebooks that differ from the build."""
+    found = []
+    for each in languages() if lang is None else [lang]:
+        found += package_problems(each)
+        for pair in pairs(each):
+            trouble = problems(pair)
+            found += trouble
+            if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
+                found.append(f"{pair.output.relative_to(REPO)} is not what the build writes: run "
+                             "`python -m translations.build` and commit the result")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m translations.build", description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", nargs="?", default="build", choices=["build", "update", "check", "add"])
+    parser.add_argument("what", nargs="*", help="with add: the language, then the English notebooks to translate")
+    parser.add_argument("--lang", help="one language (default: every folder of translations/)")
+    args = parser.parse_args(argv)
+    if args.action == "add":
+        if len(args.what) < 2:
+            parser.error("add takes a language and one or more notebooks: add es notebooks/01-messaging-patterns.ipynb")
+        lang, *sources = args.what
+        for source in sources:
+            relative = (Path.cwd() / source).resolve().relative_to(REPO)
+            catalog = HERE / lang / relative.with_suffix(".po")
+            pair = next(p for p in pairs_for(lang, [catalog]))
+            for line in update(pair):
+                print(line)
+        return 0
+    if args.action == "update":
+        for lang in languages() if args.lang is None else [args.lang]:
+            for line in update_package(lang):
+                print(line)
+            for pair in pairs(lang):
+                for line in update(pair):
+                    print(line)
+        return 0
+    if args.action == "check":
+        found = check(args.lang)
+        print("\n".join(found) if found else "Every translation is complete, current and built.")
+        return 1 if found else 0
+    for path in build(args.lang):
+        print(f"wrote {path.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
