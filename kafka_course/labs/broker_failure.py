@@ -41,6 +41,7 @@ class Trial:
     topic: str
     acked: dict[int, list[bytes]] = field(default_factory=dict)  # partition -> values, in acknowledgement order
     acked_at: dict[int, float] = field(default_factory=dict)  # record number -> when it was acknowledged
+    failed: set[int] = field(default_factory=set)  # record numbers the producer gave up on
     sent_at: list[float] = field(default_factory=list)  # record number -> when it was handed to the producer
     errors: Counter = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
@@ -57,9 +58,15 @@ class Trial:
                 self.acked_at[int(msg.value()[7:])] = time.monotonic()
             else:
                 self.errors[err.name()] += 1
+                self.failed.add(int(msg.value()[7:]))
 
     def sent_during(self, window: Window) -> list[int]:
         return [n for n, at in enumerate(self.sent_at) if window.start <= at <= window.end]
+
+    def pending(self, window: Window) -> int:
+        """Writes sent during ``window`` that are neither acknowledged nor failed yet."""
+        with self._lock:
+            return sum(1 for n in self.sent_during(window) if n not in self.acked_at and n not in self.failed)
 
     def now(self) -> float:
         return time.monotonic() - self.started
@@ -123,7 +130,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
             report.check(False, "", f"These producer settings are refused by the client: {e.args[0].str()}")
             return _not_run(report, "the producer could not be created")
         trial = Trial(topic)
-        script = FailureScript(cluster(servers), topic, seconds, lambda text: print(f"  {trial.now():5.1f}s  {text}"))
+        script = FailureScript(cluster(servers), topic, seconds, lambda text: print(f"  {trial.now():5.1f}s  {text}"),
+                               pending=trial.pending)
         with _Writer(producer, trial):
             windows = script.run()
         _judge(report, trial, servers)
