@@ -48,11 +48,12 @@ REVEAL_FILES = ["dist/reset.css", "dist/reveal.css", "dist/reveal.js", "dist/the
 
 # Where generated diagrams go: notebook number -> (diagram, pattern for the slide heading to
 # follow). A diagram goes below the first slide whose heading matches, else before the summary.
+# The patterns know the Spanish headings too (notebooks/es), so a translated deck places them alike.
 PLACES: dict[str, list[tuple[str, str]]] = {
-    "02": [("partitions", r"partition")],
-    "04": [("consumer-groups", r"group|members"), ("group-states", r"rebalanc|group")],
-    "05": [("replication", r"\bISR\b|in-sync|replica|leader")],
-    "08": [("transaction-states", r"transaction|fenc|coordinator")],
+    "02": [("partitions", r"partition|partici")],
+    "04": [("consumer-groups", r"group|members|grupo|miembros"), ("group-states", r"rebalanc|group|grupo")],
+    "05": [("replication", r"\bISR\b|in-sync|replica|leader|réplica|líder")],
+    "08": [("transaction-states", r"transaction|fenc|coordinator|transacci|coordinador")],
 }
 
 
