@@ -81,7 +81,10 @@ def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
 
 
 # -- which cells a translator sees ------------------------------------------------------------------
-_WORDS = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")  # two words in a row: a sentence, not a key or a name
+# Two words in a row (punctuation between them allowed), once f-string placeholders are taken out:
+# a sentence for a person, not a key, a topic name or a format.
+_WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?]?\s+[A-Za-z]{2,}")
+_PLACEHOLDER = re.compile(r"{[^{}]*}")
 
 
 def needs_translation(cell) -> bool:
@@ -97,7 +100,8 @@ def needs_translation(cell) -> bool:
     for token in tokens:
         if token.type == tokenize.COMMENT:
             return True
-        if token.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and _WORDS.search(token.string):
+        if token.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and _WORDS.search(
+                _PLACEHOLDER.sub(" ", token.string)):
             return True
     return False
 
