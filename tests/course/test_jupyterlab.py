@@ -92,9 +92,29 @@ _STATE = """() => {
 }"""
 
 
+def shut_down_kernels(base: str, token: str) -> None:
+    """Stop every kernel the server runs: a finished notebook's kernel (and its embedded
+    brokers) would otherwise keep using the CPU the next notebooks need."""
+    import json as _json
+    import urllib.request
+    headers = {"Authorization": f"token {token}"}
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/api/sessions", headers=headers), timeout=30) as r:
+        sessions = _json.loads(r.read())
+    for session in sessions:
+        request = urllib.request.Request(f"{base}/api/sessions/{session['id']}", headers=headers, method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
     base, token = lab
+    try:
+        _run_all(base, token, browser, notebook)
+    finally:
+        shut_down_kernels(base, token)
+
+
+def _run_all(base: str, token: str, browser, notebook: str) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.goto(f"{base}/lab/tree/{notebook}?token={token}")
     opened = f"s && s.path === '{notebook}' && s.kernel === 'idle'"
