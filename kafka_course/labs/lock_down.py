@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..checks import Report
+from ..i18n import _
 from ..secured import ADMIN, OK, SecuredCluster, secured_cluster, try_create_topic, try_read, try_write
 
 TOPICS = ("shop.orders", "shop.invoices", "payroll")
@@ -102,62 +103,69 @@ def actions() -> list[Action]:
     def read(user: str, topic: str, group: str) -> Callable[[Lab], str]:
         return lambda lab: try_read(lab.login(user), topic, group)
 
+    late = {"topic": LATE_TOPIC}
     return [
-        Action("orders-app", "write shop.orders", write("orders-app", "shop.orders"), True,
-               "orders-app needs Write (and Describe) on shop.orders: the --producer shortcut gives both."),
-        Action("billing", "read shop.orders in the group billing", read("billing", "shop.orders", "billing"), True,
-               "a consumer needs Read on the topic and Read on its group: --consumer with --group gives both."),
-        Action("billing", "write shop.invoices", write("billing", "shop.invoices"), True,
-               "billing writes the invoices: it needs Write and Describe on shop.invoices."),
-        Action("auditor", "read shop.orders in the group audit-daily", read("auditor", "shop.orders", "audit-daily"),
-               True, "the auditor reads every shop. topic in groups named audit-...: Read and Describe on the "
-               "topics, Read on the groups."),
-        Action("auditor", f"read {LATE_TOPIC}, a topic created after your ACLs, in the group audit-refunds",
+        Action("orders-app", _("write shop.orders"), write("orders-app", "shop.orders"), True,
+               _("orders-app needs Write (and Describe) on shop.orders: the --producer shortcut gives both.")),
+        Action("billing", _("read shop.orders in the group billing"), read("billing", "shop.orders", "billing"),
+               True, _("a consumer needs Read on the topic and Read on its group: --consumer with --group gives "
+                       "both.")),
+        Action("billing", _("write shop.invoices"), write("billing", "shop.invoices"), True,
+               _("billing writes the invoices: it needs Write and Describe on shop.invoices.")),
+        Action("auditor", _("read shop.orders in the group audit-daily"),
+               read("auditor", "shop.orders", "audit-daily"), True,
+               _("the auditor reads every shop. topic in groups named audit-...: Read and Describe on the topics, "
+                 "Read on the groups.")),
+        Action("auditor", _("read {topic}, a topic created after your ACLs, in the group audit-refunds").format(**late),
                read("auditor", LATE_TOPIC, "audit-refunds"), True,
-               f"{LATE_TOPIC} did not exist when you wrote the ACLs: only a prefixed pattern "
-               "(--resource-pattern-type prefixed) covers the shop's future topics and the auditor's future groups."),
-        Action("orders-app", "read shop.orders in the group orders-app",
+               _("{topic} did not exist when you wrote the ACLs: only a prefixed pattern (--resource-pattern-type "
+                 "prefixed) covers the shop's future topics and the auditor's future groups.").format(**late)),
+        Action("orders-app", _("read shop.orders in the group orders-app"),
                read("orders-app", "shop.orders", "orders-app"), False,
-               "orders-app only writes: something gives it Read on shop.orders and on a group "
-               "(--operation All, --consumer, or a grant to everyone)."),
-        Action("orders-app", "write shop.invoices", write("orders-app", "shop.invoices"), False,
-               "orders-app may write shop.orders only: a prefixed pattern such as shop. covers every shop topic."),
-        Action("billing", "write shop.orders", write("billing", "shop.orders"), False,
-               "billing only reads the orders: something gives it Write on shop.orders (--producer, --operation "
-               "All, or a prefix)."),
-        Action("billing", "read shop.orders in the group analytics", read("billing", "shop.orders", "analytics"), False,
-               "billing's group ACL is wider than its own group billing (a '*' group or a prefix)."),
-        Action("billing", "read shop.invoices in the group billing", read("billing", "shop.invoices", "billing"), False,
-               "billing writes the invoices but has no reason to read them: --operation All or --consumer on "
-               "shop.invoices grants Read too."),
-        Action("auditor", "write shop.orders", write("auditor", "shop.orders"), False,
-               "the auditor only reads: something gives it Write (--operation All, --producer, or a grant to "
-               "everyone)."),
-        Action("auditor", "read payroll in the group audit-daily", read("auditor", "payroll", "audit-daily"), False,
-               "payroll is not a shop. topic: is the auditor's prefix too short, or its topic the '*' wildcard?"),
-        Action("auditor", "read shop.orders in the group billing", read("auditor", "shop.orders", "billing"), False,
-               "the auditor's groups start with audit-: a '*' group or a shorter prefix lets it use billing's group."),
-        Action("mallory", "read shop.orders in the group audit-mallory",
+               _("orders-app only writes: something gives it Read on shop.orders and on a group (--operation All, "
+                 "--consumer, or a grant to everyone).")),
+        Action("orders-app", _("write shop.invoices"), write("orders-app", "shop.invoices"), False,
+               _("orders-app may write shop.orders only: a prefixed pattern such as shop. covers every shop "
+                 "topic.")),
+        Action("billing", _("write shop.orders"), write("billing", "shop.orders"), False,
+               _("billing only reads the orders: something gives it Write on shop.orders (--producer, --operation "
+                 "All, or a prefix).")),
+        Action("billing", _("read shop.orders in the group analytics"), read("billing", "shop.orders", "analytics"),
+               False, _("billing's group ACL is wider than its own group billing (a '*' group or a prefix).")),
+        Action("billing", _("read shop.invoices in the group billing"), read("billing", "shop.invoices", "billing"),
+               False, _("billing writes the invoices but has no reason to read them: --operation All or "
+                        "--consumer on shop.invoices grants Read too.")),
+        Action("auditor", _("write shop.orders"), write("auditor", "shop.orders"), False,
+               _("the auditor only reads: something gives it Write (--operation All, --producer, or a grant to "
+                 "everyone).")),
+        Action("auditor", _("read payroll in the group audit-daily"), read("auditor", "payroll", "audit-daily"),
+               False, _("payroll is not a shop. topic: is the auditor's prefix too short, or its topic the '*' "
+                        "wildcard?")),
+        Action("auditor", _("read shop.orders in the group billing"), read("auditor", "shop.orders", "billing"),
+               False, _("the auditor's groups start with audit-: a '*' group or a shorter prefix lets it use "
+                        "billing's group.")),
+        Action("mallory", _("read shop.orders in the group audit-mallory"),
                read("mallory", "shop.orders", "audit-mallory"), False,
-               "mallory has no ACL of her own: an ACL for User:* (every principal) lets her in."),
+               _("mallory has no ACL of her own: an ACL for User:* (every principal) lets her in.")),
     ]
 
 
 def check(lab: Lab | None) -> None:
     """Log in as each user and try what the shop needs and what nobody asked for."""
     if lab is None:
-        print("Lab 08b's check needs the secured cluster that prepare() found; it is skipped here.")
+        print(_("Lab 08b's check needs the secured cluster that prepare() found; it is skipped here."))
         return
     admin = lab.secure.admin_login()
     _delete_topic(lab.secure, LATE_TOPIC)
     try_create_topic(admin, LATE_TOPIC)
     try_write(admin, LATE_TOPIC, b"a refund")
-    with Report("Lab 08b · lock down the shop's cluster") as report:
+    with Report(_("Lab 08b · lock down the shop's cluster")) as report:
         for action in actions():
             result = action.run(lab)
+            said = {"user": action.user, "what": action.what, "result": result, "hint": action.hint}
             if action.allowed:
-                report.check(result == OK, f"{action.user} can {action.what}",
-                             f"{action.user} could not {action.what} ({result}): {action.hint}")
+                report.check(result == OK, _("{user} can {what}").format(**said),
+                             _("{user} could not {what} ({result}): {hint}").format(**said))
             else:
-                report.check(result != OK, f"{action.user} cannot {action.what} ({result})",
-                             f"{action.user} could {action.what}, which nobody asked for: {action.hint}")
+                report.check(result != OK, _("{user} cannot {what} ({result})").format(**said),
+                             _("{user} could {what}, which nobody asked for: {hint}").format(**said))
