@@ -185,3 +185,16 @@ def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path)
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
     assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+
+
+def test_links_between_translated_notebooks_lead_somewhere():
+    """A Spanish notebook links to its Spanish worked solutions, or to the English ones until they exist."""
+    broken = []
+    for pair in PAIRS:
+        for cell in nbformat.read(pair.output, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)#\s]+\.ipynb)\)", cell.source):
+                if "://" not in target and not (pair.output.parent / target).resolve().exists():
+                    broken.append(f"{name(pair.output)}: {target}")
+    assert broken == [], broken
