@@ -25,9 +25,11 @@ import pytest
 
 from slides import browser, build, deck, diagrams
 
-# The first test to ask for the decks pays for executing every notebook (about 2 minutes,
-# three side by side): more than the suite's per-test default.
-pytestmark = pytest.mark.timeout(900)
+# The first test to ask for the decks pays for executing every notebook, English and Spanish
+# (three side by side; about 8 minutes on a loaded CI machine): more than the suite's per-test
+# default. The tests share one xdist group (`./course test` runs `--dist loadgroup`), so one
+# worker builds the decks once instead of every worker building them for itself.
+pytestmark = [pytest.mark.timeout(1800), pytest.mark.xdist_group("decks")]
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = build.default_notebooks()  # the lessons, 08b included, and their translations (notebooks/es)
