@@ -161,14 +161,19 @@ def test_spanish_notebooks_run_under_nbval(path):
     assert done.returncode == 0, f"nbval failed for {name(path)}:\n{done.stdout[-6000:]}"
 
 
+def papermill(path: Path, out: Path):
+    """Run ``path`` with papermill in its own folder (so it speaks that folder's language); its result and output."""
+    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
+                           str(out / path.name), "--no-progress-bar"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return done, nbformat.read(out / path.name, as_version=4)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", RUNNABLE, ids=name)
 def test_spanish_notebooks_run_under_papermill(path, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
-                           str(tmp_path / path.name), "--no-progress-bar"], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done, executed = papermill(path, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    executed = nbformat.read(tmp_path / path.name, as_version=4)
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "Arrancado un minikafka embebido" in printed or "solutions" in path.parts, "the course spoke English"
 
@@ -176,11 +181,8 @@ def test_spanish_notebooks_run_under_papermill(path, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", STARTERS, ids=name)
 def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
-                           str(tmp_path / path.name), "--no-progress-bar"], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done, executed = papermill(path, tmp_path)
     assert done.returncode != 0
-    executed = nbformat.read(tmp_path / path.name, as_version=4)
     last = [c for c in executed.cells if c.cell_type == "code"][-1]
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
