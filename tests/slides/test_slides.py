@@ -27,9 +27,8 @@ from slides import browser, build, deck, diagrams
 
 # The first test to ask for the decks pays for executing every notebook, English and Spanish
 # (three side by side; about 8 minutes on a loaded CI machine): more than the suite's per-test
-# default. The tests share one xdist group (`./course test` runs `--dist loadgroup`), so one
-# worker builds the decks once instead of every worker building them for itself.
-pytestmark = [pytest.mark.timeout(1800), pytest.mark.xdist_group("decks")]
+# default. One build serves every xdist worker of the run (see `built`).
+pytestmark = pytest.mark.timeout(1800)
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = build.default_notebooks()  # the lessons, 08b included, and their translations (notebooks/es)
@@ -44,13 +43,22 @@ REMOTE = re.compile(r"""<(?:script|img|iframe|source|video|audio|embed)\b[^>]*\b
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict]:
+def built(tmp_path_factory, worker_id) -> tuple[Path, dict]:
+    """The decks, built once per test run: the first xdist worker to need them builds them
+    under a lock in the run's shared temporary folder, and the others wait and reuse them
+    (each worker building its own copy cost the suite about 16 minutes)."""
+    import fcntl
     if not HAVE_REVEAL:
         pytest.skip("reveal.js is not installed: run `npm ci` in slides/")
-    out = tmp_path_factory.mktemp("decks")
-    done = subprocess.run([sys.executable, "-m", "slides.build", "--out", str(out), "--no-install"],
-                          cwd=REPO, capture_output=True, text=True, timeout=1500)
-    assert done.returncode == 0, done.stdout + done.stderr
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base  # .../pytest-N holds every worker's folder
+    out = shared / "decks"
+    with open(shared / "decks.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "manifest.json").exists():
+            done = subprocess.run([sys.executable, "-m", "slides.build", "--out", str(out), "--no-install"],
+                                  cwd=REPO, capture_output=True, text=True, timeout=1500)
+            assert done.returncode == 0, done.stdout + done.stderr
     return out, json.loads((out / "manifest.json").read_text())
 
 
