@@ -22,7 +22,6 @@ with ``add_user`` (AlterUserScramCredentials), as on a real cluster.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from pathlib import Path
 from .client_logs import client_log
 from .connection import current_bootstrap, embedded_at
 from .handle import MinikafkaOnly, compose_running
+from .preflight import tcp_error
 from .wiretap import WireTap
 
 __all__ = ["ADMIN", "OK", "SecuredCluster", "secured_cluster", "try_create_topic", "try_read", "try_write",
@@ -119,7 +119,8 @@ def secured_cluster(what: str = "This cell") -> SecuredCluster | None:
     servers = current_bootstrap()
     if embedded_at(servers) is not None:
         return _start_embedded()
-    if compose_running() and _answers(COMPOSE_LISTENERS["SASL_SSL"]):
+    host, port = COMPOSE_LISTENERS["SASL_SSL"].rsplit(":", 1)
+    if compose_running() and tcp_error(host, int(port)) is None:
         if not (COMPOSE_CERTS / "ca.pem").exists():
             print(f"{what} needs {COMPOSE_CERTS / 'ca.pem'}, the CA the compose file's kafka-secure service uses: "
                   "run `python -m kafka_course.secured` before `docker compose --profile security up -d`.")
@@ -129,15 +130,6 @@ def secured_cluster(what: str = "This cell") -> SecuredCluster | None:
           f"minikafka's secured twin, or the compose file's `security` profile (docker compose --profile security "
           f"up -d). {servers} is neither, so it is skipped.")
     return None
-
-
-def _answers(address: str) -> bool:
-    host, port = address.rsplit(":", 1)
-    try:
-        with socket.create_connection((host, int(port)), timeout=2):
-            return True
-    except OSError:
-        return False
 
 
 def _start_embedded() -> SecuredCluster:
