@@ -198,7 +198,14 @@ def _users(client, name: str | None, args) -> int:
 
 
 def _mechanism_name(mechanism) -> str:
+    """``ScramMechanism.SCRAM_SHA_256`` -> ``SCRAM-SHA-256``, Kafka's spelling."""
     return mechanism.name.replace("_", "-")
+
+
+def _mechanism(name: str):
+    """``SCRAM-SHA-256`` -> confluent-kafka's ``ScramMechanism.SCRAM_SHA_256``."""
+    from confluent_kafka.admin import ScramMechanism
+    return ScramMechanism[name.replace("-", "_")]
 
 
 def _describe_users(client, name: str | None) -> None:
@@ -220,8 +227,7 @@ def _describe_users(client, name: str | None) -> None:
 
 
 def _alter_user(client, name: str, args) -> None:
-    from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
-                                       UserScramCredentialUpsertion)
+    from confluent_kafka.admin import ScramCredentialInfo, UserScramCredentialDeletion, UserScramCredentialUpsertion
     added = _parse_added(args.add_config)
     deleted = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
     if not added and not deleted:
@@ -232,10 +238,9 @@ def _alter_user(client, name: str, args) -> None:
     alterations: list = []
     for key, value in added.items():
         fields = _scram_fields(key, value)
-        mechanism = ScramMechanism[key.replace("-", "_")]
-        info = ScramCredentialInfo(mechanism, fields["iterations"])
+        info = ScramCredentialInfo(_mechanism(key), fields["iterations"])
         alterations.append(UserScramCredentialUpsertion(name, info, fields["password"].encode()))
-    alterations += [UserScramCredentialDeletion(name, ScramMechanism[k.replace("-", "_")]) for k in deleted]
+    alterations += [UserScramCredentialDeletion(name, _mechanism(k)) for k in deleted]
     for alteration in alterations:  # one per request: Kafka refuses a user altered twice in one request
         futures = client.alter_user_scram_credentials([alteration], request_timeout=TIMEOUT)
         _wait(futures[name], f"change the SCRAM credentials of user {name!r}")
