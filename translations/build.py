@@ -57,6 +57,11 @@ class Pair:
         return str(self.source.relative_to(REPO))
 
 
+def shown(path: Path) -> str:
+    """A path as messages show it: relative to the repository when it is inside it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def languages() -> list[str]:
     return sorted(p.name for p in HERE.iterdir() if p.is_dir() and re.fullmatch(r"[a-z]{2}", p.name))
 
@@ -113,8 +118,9 @@ def _cells(path: Path):
 
 # -- catalogs -------------------------------------------------------------------------------------
 def load(path: Path) -> Catalog:
+    """A catalog as Babel reads it (its language comes from its own header)."""
     with path.open("rb") as f:
-        return read_po(f, locale=path.relative_to(HERE).parts[0])
+        return read_po(f)
 
 
 def save(catalog: Catalog, path: Path) -> None:
@@ -197,7 +203,7 @@ def package_catalog(lang: str) -> Path:
 
 def update_package(lang: str) -> list[str]:
     path = package_catalog(lang)
-    old = {m.id: m for m in load_any(path) if m.id} if path.exists() else {}
+    old = {m.id: m for m in load(path) if m.id} if path.exists() else {}
     fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
     for text in package_messages():
         before = old.get(text)
@@ -211,7 +217,7 @@ def package_problems(lang: str) -> list[str]:
     path = package_catalog(lang)
     if not path.exists():
         return [f"{path.relative_to(REPO)} is missing: run `python -m translations.build update`"]
-    entries = {m.id: m for m in load_any(path) if m.id}
+    entries = {m.id: m for m in load(path) if m.id}
     found = []
     for text in package_messages():
         entry = entries.get(text)
@@ -224,11 +230,6 @@ def package_problems(lang: str) -> list[str]:
     unused = sorted(set(entries) - set(package_messages()))
     found += [f"{path.relative_to(REPO)}: {t!r} is no longer used" for t in unused]
     return found
-
-
-def load_any(path: Path) -> Catalog:
-    with path.open("rb") as f:
-        return read_po(f)
 
 
 def problems(pair: Pair) -> list[str]:
@@ -292,7 +293,7 @@ def check(lang: str | None = None) -> list[str]:
             trouble = problems(pair)
             found += trouble
             if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
-                found.append(f"{pair.output.relative_to(REPO)} is not what the build writes: run "
+                found.append(f"{shown(pair.output)} is not what the build writes: run "
                              "`python -m translations.build` and commit the result")
     return found
 

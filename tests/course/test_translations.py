@@ -93,11 +93,18 @@ def test_update_keeps_an_old_translation_as_fuzzy_with_the_english_it_was_made_f
     assert any("fuzzy" in line for line in build.problems(changed))
 
 
-def test_a_hand_edited_translated_notebook_is_drift():
+def test_a_hand_edited_translated_notebook_is_drift(tmp_path, monkeypatch):
+    """check() compares every committed translation with what the build writes."""
     pair = PAIRS[0]
-    assert pair.output.read_text() == build.rendered(pair)
-    edited = build.rendered(pair).replace("a", "à", 1)
-    assert edited != build.rendered(pair)  # what check() compares
+    edited = tmp_path / pair.output.name
+    edited.write_text(pair.output.read_text().replace("Kafka", "Kafká", 1))
+    moved = build.Pair(pair.lang, pair.source, pair.catalog, edited)
+    monkeypatch.setattr(build, "pairs", lambda lang: [moved] if lang == pair.lang else [])
+    found = build.check(pair.lang)
+    assert found == [f"{edited} is not what the build writes: run "
+                     "`python -m translations.build` and commit the result"]
+    edited.write_text(build.rendered(moved))
+    assert build.check(pair.lang) == []
 
 
 # -- the package's sentences -----------------------------------------------------------------------
@@ -144,7 +151,7 @@ def test_the_spanish_text_follows_the_glossary():
     found = []
     texts = [(pair.name, m.string) for pair in PAIRS for m in build.load(pair.catalog)
              if m.id and "markdown cell" in m.auto_comments]
-    texts += [("kafka_course/locales/es.po", m.string) for m in build.load_any(build.package_catalog("es")) if m.id]
+    texts += [("kafka_course/locales/es.po", m.string) for m in build.load(build.package_catalog("es")) if m.id]
     for where, text in texts:
         for word, use in bad.items():
             if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE):
