@@ -39,8 +39,9 @@ def cluster(servers: str | None = None) -> "ClusterHandle":
 
 
 def _cell(what: str | None) -> str:
-    """What a skip sentence names: the caller's words, or "This cell"."""
-    return _(what) if what else _("This cell")
+    """What a skip sentence names: the caller's own words (a Spanish notebook passes Spanish
+    ones), or "This cell" in the course's language."""
+    return what or _("This cell")
 
 
 def requires_minikafka(what: str | None = None) -> bool:
