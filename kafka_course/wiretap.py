@@ -16,17 +16,22 @@ class WireTap:
     def __init__(self) -> None:
         self._server = socket.create_server(("127.0.0.1", 0))
         self.port = self._server.getsockname()[1]
-        self._seen = bytearray()
+        self._connections: list[bytearray] = []  # what each client sent, in the order they connected
         self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = [self._server]
+        self._open: set[socket.socket] = {self._server}
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     def seen(self) -> bytes:
+        """Every byte clients sent through the tap, connection after connection."""
+        return b"".join(self.connections())
+
+    def connections(self) -> list[bytes]:
+        """What each client connection sent, one entry per connection, oldest first."""
         with self._lock:
-            return bytes(self._seen)
+            return [bytes(sent) for sent in self._connections]
 
     def forward_to(self, address: str) -> "WireTap":
         host, port = address.split(",")[0].rsplit(":", 1)
@@ -40,16 +45,28 @@ class WireTap:
                 upstream = socket.create_connection(target)
             except OSError:
                 return  # closed
-            self._sockets += [client, upstream]
-            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
+            with self._lock:
+                self._connections.append(sent := bytearray())
+                self._open |= {client, upstream}
+            threading.Thread(target=self._relay, args=(client, upstream, sent), daemon=True).start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket, record: bool) -> None:
+    def _relay(self, client: socket.socket, upstream: socket.socket, sent: bytearray) -> None:
+        """Both directions of one connection; closes both sockets when either side hangs up."""
+        back = threading.Thread(target=self._pump, args=(upstream, client, None), daemon=True)
+        back.start()
+        self._pump(client, upstream, sent)
+        back.join()
+        with self._lock:
+            self._open -= {client, upstream}
+        client.close()
+        upstream.close()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, record: bytearray | None) -> None:
         try:
             while data := source.recv(65536):
-                if record:
+                if record is not None:
                     with self._lock:
-                        self._seen += data
+                        record += data
                 sink.sendall(data)
         except OSError:
             pass
@@ -60,7 +77,9 @@ class WireTap:
                 pass
 
     def close(self) -> None:
-        for s in self._sockets:
+        with self._lock:
+            still_open, self._open = self._open, set()
+        for s in still_open:
             s.close()
 
     def __enter__(self) -> "WireTap":

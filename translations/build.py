@@ -16,6 +16,7 @@ translated. Other code cells are copied as they are.
     python -m translations.build update   # add new cells to the catalogs, mark changed ones fuzzy
     python -m translations.build          # write the translated notebooks
     python -m translations.build check    # what is missing, stale or out of date (exit 1 if anything)
+    python -m translations.build check es notebooks/01-messaging-patterns.ipynb   # build/check: only these
 
 A cell whose English changed after it was translated is *stale*: ``update`` keeps the old
 translation marked fuzzy, with the English it was made from, until a translator updates
@@ -271,10 +272,10 @@ def rendered(pair: Pair) -> str:
     return nbformat.writes(translated(pair)) + "\n"
 
 
-def build(lang: str | None = None) -> list[Path]:
+def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]:
     written = []
     for each in languages() if lang is None else [lang]:
-        for pair in pairs(each):
+        for pair in pairs(each) if only is None else only:
             found = problems(pair)
             if found:
                 raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
@@ -284,12 +285,16 @@ def build(lang: str | None = None) -> list[Path]:
     return written
 
 
-def check(lang: str | None = None) -> list[str]:
-    """Every problem: missing or stale entries, and committed notebooks that differ from the build."""
+def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
+    """Every problem: missing or stale entries, and committed notebooks that differ from the build.
+
+    With ``only``, just those notebooks (the package's sentences are left out).
+    """
     found = []
     for each in languages() if lang is None else [lang]:
-        found += package_problems(each)
-        for pair in pairs(each):
+        if only is None:
+            found += package_problems(each)
+        for pair in pairs(each) if only is None else only:
             trouble = problems(pair)
             found += trouble
             if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
@@ -301,33 +306,39 @@ def check(lang: str | None = None) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m translations.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", nargs="?", default="build", choices=["build", "update", "check", "add"])
-    parser.add_argument("what", nargs="*", help="with add: the language, then the English notebooks to translate")
+    parser.add_argument("what", nargs="*", help="a language, then English notebooks: with add, the ones to "
+                        "translate; with build or check, only these (default: every catalog)")
     parser.add_argument("--lang", help="one language (default: every folder of translations/)")
     args = parser.parse_args(argv)
-    if args.action == "add":
+    only = None
+    if args.what:
         if len(args.what) < 2:
+            parser.error(f"{args.action} takes a language and one or more English notebooks, "
+                         "e.g. es notebooks/01-messaging-patterns.ipynb")
+        args.lang, *sources = args.what
+        only = pairs_for(args.lang, [HERE / args.lang / (Path.cwd() / source).resolve().relative_to(REPO).with_suffix(".po")
+                                     for source in sources])
+    if args.action == "add":
+        if only is None:
             parser.error("add takes a language and one or more notebooks: add es notebooks/01-messaging-patterns.ipynb")
-        lang, *sources = args.what
-        for source in sources:
-            relative = (Path.cwd() / source).resolve().relative_to(REPO)
-            catalog = HERE / lang / relative.with_suffix(".po")
-            pair = next(p for p in pairs_for(lang, [catalog]))
+        for pair in only:
             for line in update(pair):
                 print(line)
         return 0
     if args.action == "update":
         for lang in languages() if args.lang is None else [args.lang]:
-            for line in update_package(lang):
-                print(line)
-            for pair in pairs(lang):
+            if only is None:
+                for line in update_package(lang):
+                    print(line)
+            for pair in pairs(lang) if only is None else only:
                 for line in update(pair):
                     print(line)
         return 0
     if args.action == "check":
-        found = check(args.lang)
+        found = check(args.lang, only)
         print("\n".join(found) if found else "Every translation is complete, current and built.")
         return 1 if found else 0
-    for path in build(args.lang):
+    for path in build(args.lang, only):
         print(f"wrote {path.relative_to(REPO)}")
     return 0
 
