@@ -21,8 +21,9 @@ from pathlib import Path
 
 __all__ = ["LANGUAGES", "_", "language", "set_language"]
 
-LANGUAGES = ("en", "es")  # English is the source; the others have catalogs
 LOCALES = Path(__file__).resolve().parent / "locales"
+# English is the source; every other language is a catalog in locales/ (a new one needs no code)
+LANGUAGES = ("en", *sorted(path.stem for path in LOCALES.glob("*.po")))
 _chosen: str | None = None
 
 
