@@ -29,10 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks import Report
+from ..i18n import _
 from .failure_script import FailureScript, Window
 
-JUDGED = ("records are acknowledged", "every acknowledged record survived", "no acknowledged record is stored twice",
-          "writes go on while one broker is stopped", "a lone leader refuses acks=all writes")
+
+def judged() -> tuple[str, ...]:
+    """What the check judges, named for the checks that cannot run."""
+    return (_("records are acknowledged"), _("every acknowledged record survived"),
+            _("no acknowledged record is stored twice"), _("writes go on while one broker is stopped"),
+            _("a lone leader refuses acks=all writes"))
 
 
 @dataclass
@@ -114,21 +119,23 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
     from ..handle import cluster
     servers = bootstrap or current_bootstrap()
     if not cluster(servers).can_control_brokers:  # a company or cloud cluster: nothing here may stop it
-        print(f"Lab 05 · surviving a broker failure\n  This check stops brokers, and the brokers of {servers} "
-              "cannot be stopped from here, so it is skipped. Unset KAFKA_BOOTSTRAP_SERVERS to run it on the "
-              "embedded minikafka, or use the course's docker compose cluster.")
+        print(_("Lab 05 · surviving a broker failure") + "\n  " + _(
+            "This check stops brokers, and the brokers of {servers} cannot be stopped from here, so it is skipped. "
+            "Unset KAFKA_BOOTSTRAP_SERVERS to run it on the embedded minikafka, or use the course's docker compose "
+            "cluster.").format(servers=servers))
         return None
-    with Report("Lab 05 · surviving a broker failure") as report:
-        ok, topic = report.attempt(_create, new_topic, topic_settings, servers, what="Creating your topic")
+    with Report(_("Lab 05 · surviving a broker failure")) as report:
+        ok, topic = report.attempt(_create, new_topic, topic_settings, servers, what=_("Creating your topic"))
         if not ok:
-            return _not_run(report, "the topic could not be created")
+            return _not_run(report, _("the topic could not be created"))
         settings = {"bootstrap.servers": servers, "partitioner": "murmur2_random", "linger.ms": 5,
                     "message.timeout.ms": 60_000, **producer_settings}
         try:
             producer = Producer(quiet(settings))
         except KafkaException as e:
-            report.check(False, "", f"These producer settings are refused by the client: {e.args[0].str()}")
-            return _not_run(report, "the producer could not be created")
+            report.check(False, "", _("These producer settings are refused by the client: {error}").format(
+                error=e.args[0].str()))
+            return _not_run(report, _("the producer could not be created"))
         trial = Trial(topic)
         script = FailureScript(cluster(servers), topic, seconds, lambda text: print(f"  {trial.now():5.1f}s  {text}"),
                                pending=trial.pending)
@@ -147,7 +154,7 @@ def _create(new_topic, settings: dict[str, Any], servers: str) -> str:
 
 
 def _not_run(report: Report, why: str) -> None:
-    for what in JUDGED:
+    for what in judged():
         report.not_run(what, why)
 
 
@@ -181,18 +188,19 @@ def _judge(report: Report, trial: Trial, servers: str) -> None:
     acked = sum(len(v) for v in trial.acked.values())
     lost = [v for p, values in trial.acked.items() for v in values if by_partition.get(p, Counter())[v] == 0]
     twice = sorted({v for p, values in trial.acked.items() for v in values if by_partition.get(p, Counter())[v] > 1})
-    print(f"  {trial.sent} records sent, {acked} acknowledged, {len(stored)} stored; "
-          f"errors reported to the producer: {dict(trial.errors) or 'none'}")
-    report.check(acked > 0, f"{acked} records were acknowledged",
-                 "no record was acknowledged at all; is the producer able to write to the topic?")
-    report.check(not lost, "every acknowledged record survived the failures",
-                 f"{len(lost)} acknowledged records are gone (e.g. {lost[0].decode() if lost else ''}). "
-                 "A record acknowledged by the leader alone dies with the leader: wait for all in-sync "
-                 "replicas (acks), and keep more than one copy of each partition.")
-    report.check(not twice, "no acknowledged record is stored twice",
-                 f"{len(twice)} records are stored more than once (e.g. {twice[0].decode() if twice else ''}). "
-                 "Lost acknowledgements made the producer retry batches the broker already had: "
-                 "an idempotent producer lets the broker recognise them.")
+    print("  " + _("{sent} records sent, {acked} acknowledged, {stored} stored; errors reported to the producer: "
+                   "{errors}").format(sent=trial.sent, acked=acked, stored=len(stored),
+                                       errors=dict(trial.errors) or _("none")))
+    report.check(acked > 0, _("{acked} records were acknowledged").format(acked=acked),
+                 _("no record was acknowledged at all; is the producer able to write to the topic?"))
+    report.check(not lost, _("every acknowledged record survived the failures"),
+                 _("{count} acknowledged records are gone (e.g. {example}). A record acknowledged by the leader "
+                   "alone dies with the leader: wait for all in-sync replicas (acks), and keep more than one copy "
+                   "of each partition.").format(count=len(lost), example=lost[0].decode() if lost else ""))
+    report.check(not twice, _("no acknowledged record is stored twice"),
+                 _("{count} records are stored more than once (e.g. {example}). Lost acknowledgements made the "
+                   "producer retry batches the broker already had: an idempotent producer lets the broker "
+                   "recognise them.").format(count=len(twice), example=twice[0].decode() if twice else ""))
 
 
 def _judge_windows(report: Report, trial: Trial, windows: dict[str, Window], producer_settings: dict,
@@ -201,36 +209,39 @@ def _judge_windows(report: Report, trial: Trial, windows: dict[str, Window], pro
     sent = trial.sent_during(maintenance)
     late = [n for n in sent if trial.acked_at.get(n, float("inf")) > maintenance.restarted]
     if not sent:
-        report.check(False, "", f"while broker {maintenance.down[0]} was stopped, the producer could not even take "
-                                "new writes: its queue was full of writes that were never acknowledged. "
-                                f"{_why_unavailable(maintenance, min_insync)}")
+        report.check(False, "", _("while broker {broker} was stopped, the producer could not even take new writes: "
+                                  "its queue was full of writes that were never acknowledged. {why}").format(
+                                      broker=maintenance.down[0], why=_why_unavailable(maintenance, min_insync)))
     else:
         report.check(not late,
-                     f"while broker {maintenance.down[0]} was stopped, all {len(sent)} writes sent meanwhile "
-                     "were acknowledged",
-                     f"while broker {maintenance.down[0]} was stopped for maintenance, {len(late)} of the "
-                     f"{len(sent)} writes sent meanwhile were not acknowledged before it came back: one stopped "
-                     f"broker stopped writes. {_why_unavailable(maintenance, min_insync)}")
+                     _("while broker {broker} was stopped, all {sent} writes sent meanwhile were acknowledged").format(
+                         broker=maintenance.down[0], sent=len(sent)),
+                     _("while broker {broker} was stopped for maintenance, {late} of the {sent} writes sent meanwhile "
+                       "were not acknowledged before it came back: one stopped broker stopped writes. {why}").format(
+                         broker=maintenance.down[0], late=len(late), sent=len(sent),
+                         why=_why_unavailable(maintenance, min_insync)))
     sent = trial.sent_during(lone)
     alone = [n for n in sent if trial.acked_at.get(n, float("inf")) <= lone.restarted]
     cause = _why_accepted(lone, producer_settings, min_insync)
     report.check(sent and not alone,
-                 f"with brokers {lone.down} stopped, the lone leader accepted none of the {len(sent)} writes "
-                 "(they waited until a second replica was back)",
-                 f"with brokers {lone.down} stopped, the leader was the only in-sync replica, and it "
-                 f"acknowledged {len(alone)} of the {len(sent)} writes sent meanwhile. Those records were on "
-                 "one disk only: one more failure loses records the producer was told are safe. An acks=all "
-                 f"write should be refused (NOT_ENOUGH_REPLICAS) until a second replica is in sync. {cause}")
+                 _("with brokers {down} stopped, the lone leader accepted none of the {sent} writes (they waited "
+                   "until a second replica was back)").format(down=lone.down, sent=len(sent)),
+                 _("with brokers {down} stopped, the leader was the only in-sync replica, and it acknowledged "
+                   "{alone} of the {sent} writes sent meanwhile. Those records were on one disk only: one more "
+                   "failure loses records the producer was told are safe. An acks=all write should be refused "
+                   "(NOT_ENOUGH_REPLICAS) until a second replica is in sync. {cause}").format(
+                     down=lone.down, alone=len(alone), sent=len(sent), cause=cause))
 
 
 def _why_accepted(window: Window, producer_settings: dict, min_insync: str) -> str:
     """The likely reason a lone leader acknowledged writes: one copy, acks, or min.insync.replicas."""
     acks = str(producer_settings.get("acks", producer_settings.get("request.required.acks", "all")))
     if any(len(p.replicas) < 2 for p in window.partitions):
-        return "Each partition has a single copy: every write it accepts is on one disk only."
+        return _("Each partition has a single copy: every write it accepts is on one disk only.")
     if acks not in ("all", "-1"):
-        return f"Your producer uses acks={acks}: it does not wait for the in-sync replicas."
-    return f"The topic's min.insync.replicas is {min_insync}: the leader alone counts as enough."
+        return _("Your producer uses acks={acks}: it does not wait for the in-sync replicas.").format(acks=acks)
+    return _("The topic's min.insync.replicas is {min_insync}: the leader alone counts as enough.").format(
+        min_insync=min_insync)
 
 
 def _why_unavailable(window: Window, min_insync: str) -> str:
@@ -238,12 +249,19 @@ def _why_unavailable(window: Window, min_insync: str) -> str:
     leaderless = [p for p in window.partitions if p.leader < 0]
     if leaderless:
         p = leaderless[0]
-        copies = "its only copy" if len(p.replicas) == 1 else f"all {len(p.replicas)} of its copies"
-        return (f"Partition {p.partition} had no leader: {copies} (on broker {', '.join(map(str, p.replicas))}) "
-                "stopped with the broker. Keep more copies of each partition.")
+        if len(p.replicas) == 1:
+            said = _("Partition {partition} had no leader: its only copy (on broker {brokers}) stopped with the "
+                     "broker. Keep more copies of each partition.")
+        else:
+            said = _("Partition {partition} had no leader: all {copies} of its copies (on broker {brokers}) stopped "
+                     "with the broker. Keep more copies of each partition.")
+        return said.format(partition=p.partition, copies=len(p.replicas), brokers=", ".join(map(str, p.replicas)))
     smallest = min(window.partitions, key=lambda p: len(p.isr), default=None)
     if smallest is None or not min_insync.isdigit() or len(smallest.isr) >= int(min_insync):
-        return "Every partition had a leader and enough in-sync replicas: look at the errors the producer reported."
-    return (f"Partition {smallest.partition} had {len(smallest.isr)} of its {len(smallest.replicas)} replicas in "
-            f"sync, and the topic asks for {min_insync} in-sync replicas before an acks=all write counts, so "
-            "its leader refused every write (NOT_ENOUGH_REPLICAS) while a broker was down.")
+        return _("Every partition had a leader and enough in-sync replicas: look at the errors the producer "
+                 "reported.")
+    return _("Partition {partition} had {in_sync} of its {replicas} replicas in sync, and the topic asks for "
+             "{min_insync} in-sync replicas before an acks=all write counts, so its leader refused every write "
+             "(NOT_ENOUGH_REPLICAS) while a broker was down.").format(
+                 partition=smallest.partition, in_sync=len(smallest.isr), replicas=len(smallest.replicas),
+                 min_insync=min_insync)

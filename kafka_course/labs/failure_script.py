@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..handle import ClusterHandle, PartitionState
+from ..i18n import _
 
 MAX_GRACE = 30.0  # seconds the maintenance step may wait for late acknowledgements that are still arriving
 
@@ -70,7 +71,7 @@ class FailureScript:
     def lost_acknowledgements(self) -> None:
         for broker in self.brokers:
             self.handle.embedded.faults(broker).drop_responses("Produce", 1)
-        self.say("every broker writes its next batch and then loses the acknowledgement")
+        self.say(_("every broker writes its next batch and then loses the acknowledgement"))
         time.sleep(self.seconds)
 
     def leader_crash(self) -> int:
@@ -79,10 +80,10 @@ class FailureScript:
         if self.handle.is_minikafka:
             for broker in followers:
                 self.handle.slow_broker(broker, 1500)
-            self.say(f"brokers {followers} fall behind (slow disks)")
+            self.say(_("brokers {brokers} fall behind (slow disks)").format(brokers=followers))
             time.sleep(self.seconds)
         self.handle.crash_broker(victim)
-        self.say(f"broker {victim}, leader of partition 0, crashes")
+        self.say(_("broker {broker}, leader of partition 0, crashes").format(broker=victim))
         if self.handle.is_minikafka:
             for broker in followers:
                 self.handle.slow_broker(broker, 0)
@@ -100,7 +101,7 @@ class FailureScript:
         make no progress, and it comes back after the usual ``seconds``."""
         self.handle.stop_broker(broker)
         window = Window("maintenance", [broker], time.monotonic())
-        self.say(f"broker {broker} is stopped for maintenance")
+        self.say(_("broker {broker} is stopped for maintenance").format(broker=broker))
         time.sleep(self.seconds)
         window.partitions = self.handle.topology(self.topic)
         window.end = time.monotonic()
@@ -126,7 +127,8 @@ class FailureScript:
         self._wait(lambda parts: all(p.leader == leader and p.isr == (leader,) for p in parts
                                      if leader in p.replicas))
         window = Window("lone leader", others, time.monotonic())
-        self.say(f"brokers {others} are stopped: broker {leader} is the only in-sync replica left")
+        self.say(_("brokers {brokers} are stopped: broker {leader} is the only in-sync replica left").format(
+            brokers=others, leader=leader))
         time.sleep(self.seconds)
         window.partitions = self.handle.topology(self.topic)
         window.end = window.restarted = time.monotonic()
@@ -136,8 +138,8 @@ class FailureScript:
     def _start(self, brokers: list[int]) -> None:
         for broker in brokers:
             self.handle.start_broker(broker)
-        self.say(f"broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))} "
-                 f"{'are' if len(brokers) > 1 else 'is'} back")
+        back = _("brokers {brokers} are back") if len(brokers) > 1 else _("broker {brokers} is back")
+        self.say(back.format(brokers=", ".join(map(str, brokers))))
         # Replicas catch up and preferred leaders return (bounded: a broken topic never gets there).
         self._wait(lambda parts: all(len(p.isr) == min(len(p.replicas), len(self.brokers))
                                      and p.leader == p.replicas[0] for p in parts), timeout=20)

@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping
 
 from ..checks import Report
 from ..client_logs import quiet
+from ..i18n import _
 
 
 @dataclass(frozen=True)
@@ -78,19 +79,25 @@ class Measurement:
         return self.delivered / self.seconds if self.seconds else 0.0
 
     def __str__(self) -> str:
+        if self.unknown_offsets:
+            durability = _("  durability  {acknowledged} acknowledged before the leader crashed, {lost} of them lost "
+                           "({unknown} without an offset)")
+        else:
+            durability = _("  durability  {acknowledged} acknowledged before the leader crashed, {lost} of them lost")
         return "\n".join([
-            f"  durability  {self.acknowledged} acknowledged before the leader crashed, {self.lost} of them lost"
-            + (f" ({self.unknown_offsets} without an offset)" if self.unknown_offsets else ""),
-            f"  throughput  {self.throughput:,.0f} records/s ({self.delivered:,} acknowledged in {self.seconds:.2f} s)",
-            f"  batches     {self.records_per_batch:,.1f} records per batch, "
-            f"compression {'/'.join(self.codecs) or '-'}",
-            f"  disk        {self.bytes_per_record:,.0f} bytes per record in the leader's log",
-            f"  latency     p50 {_ms(self.p50_ms)}, p95 {_ms(self.p95_ms)} from produce() to acknowledgement",
-        ] + [f"  error       {e}" for e in self.errors[:3]])
+            durability.format(acknowledged=self.acknowledged, lost=self.lost, unknown=self.unknown_offsets),
+            _("  throughput  {throughput:,.0f} records/s ({delivered:,} acknowledged in {seconds:.2f} s)").format(
+                throughput=self.throughput, delivered=self.delivered, seconds=self.seconds),
+            _("  batches     {per_batch:,.1f} records per batch, compression {codecs}").format(
+                per_batch=self.records_per_batch, codecs="/".join(self.codecs) or "-"),
+            _("  disk        {size:,.0f} bytes per record in the leader's log").format(size=self.bytes_per_record),
+            _("  latency     p50 {p50}, p95 {p95} from produce() to acknowledgement").format(
+                p50=_ms(self.p50_ms), p95=_ms(self.p95_ms)),
+        ] + [_("  error       {error}").format(error=e) for e in self.errors[:3]])
 
 
 def _ms(value: float) -> str:
-    return "never acknowledged" if value == float("inf") else f"{value:,.0f} ms"
+    return _("never acknowledged") if value == float("inf") else _("{ms:,.0f} ms").format(ms=value)
 
 
 def orders(n: int, seed: int = 3) -> list[bytes]:
@@ -301,7 +308,7 @@ def _again(settings, records: int, m: Measurement) -> Measurement:
     near_latency = BUDGET.latency_ms < m.p95_ms <= 2.5 * BUDGET.latency_ms
     if not (near_throughput or near_latency):
         return m
-    print("  a near miss: measuring throughput and latency once more (a busy machine can slow one run)")
+    print("  " + _("a near miss: measuring throughput and latency once more (a busy machine can slow one run)"))
     with _quiet_crash(), _cluster() as cluster:
         second = Measurement()
         if near_throughput:
@@ -316,8 +323,8 @@ def _again(settings, records: int, m: Measurement) -> Measurement:
 
 def check(settings: Mapping[str, Any], *, records: int = RECORDS) -> Measurement | None:
     """Measure ``settings`` on the lab's workload and compare with the budgets; raise ``CheckFailed`` if over."""
-    with Report("Lab 03 · a producer tuned to its budget") as report:
-        ok, m = report.attempt(lambda: measure(settings, records=records, show=False), what="Your settings")
+    with Report(_("Lab 03 · a producer tuned to its budget")) as report:
+        ok, m = report.attempt(lambda: measure(settings, records=records, show=False), what=_("Your settings"))
         if not ok:
             return None
         m = _again(dict(settings), records, m)
@@ -332,46 +339,59 @@ def check(settings: Mapping[str, Any], *, records: int = RECORDS) -> Measurement
 
 def _judge_durability(report: Report, m: Measurement) -> None:
     if m.unknown_offsets:
-        expected = (f"{m.lost} of {m.acknowledged} records the producer counted as sent were lost when the leader "
-                    f"crashed, and {m.unknown_offsets} came back without an offset: nobody acknowledged them "
-                    "(that is acks=0). The order service needs an acknowledgement that survives a leader crash.")
+        expected = _("{lost} of {acknowledged} records the producer counted as sent were lost when the leader "
+                     "crashed, and {unknown} came back without an offset: nobody acknowledged them (that is "
+                     "acks=0). The order service needs an acknowledgement that survives a leader crash.")
     else:
-        expected = (f"{m.lost} of {m.acknowledged} acknowledged records were lost when the leader crashed right "
-                    "after acknowledging them: the acknowledgement came before the followers had the records. "
-                    "Ask for an acknowledgement from every in-sync replica.")
+        expected = _("{lost} of {acknowledged} acknowledged records were lost when the leader crashed right after "
+                     "acknowledging them: the acknowledgement came before the followers had the records. Ask for "
+                     "an acknowledgement from every in-sync replica.")
+    if not m.lost:
+        expected = _("only {acknowledged} of {probe} records were acknowledged in the crash test (errors: "
+                     "{errors}).")
     report.check(m.acknowledged == PROBE_RECORDS and m.lost == 0,
-                 f"durable: all {m.acknowledged} acknowledged records survived a leader crash",
-                 expected if m.lost else f"only {m.acknowledged} of {PROBE_RECORDS} records were acknowledged "
-                                         f"in the crash test (errors: {', '.join(m.errors) or 'none'}).")
+                 _("durable: all {acknowledged} acknowledged records survived a leader crash").format(
+                     acknowledged=m.acknowledged),
+                 expected.format(lost=m.lost, acknowledged=m.acknowledged, unknown=m.unknown_offsets,
+                                 probe=PROBE_RECORDS, errors=", ".join(m.errors) or _("none")))
 
 
 def _judge_throughput(report: Report, m: Measurement, records: int) -> None:
-    why = ""
     if m.records_per_batch and m.records_per_batch < 20:
-        why = (f" The broker received {m.records_per_batch:.1f} records per batch: every batch is a request "
-               "that waits for three replicas, so few records per batch means few records per second. "
-               "Let the producer put many records in each batch.")
+        expected = _("throughput {throughput:,.0f} records/s is below the budget of {budget:,.0f}: {delivered:,} of "
+                     "{records:,} records were acknowledged in {seconds:.1f} s. The broker received {per_batch:.1f} "
+                     "records per batch: every batch is a request that waits for three replicas, so few records "
+                     "per batch means few records per second. Let the producer put many records in each batch.")
+    else:
+        expected = _("throughput {throughput:,.0f} records/s is below the budget of {budget:,.0f}: {delivered:,} of "
+                     "{records:,} records were acknowledged in {seconds:.1f} s.")
     report.check(m.throughput >= BUDGET.throughput,
-                 f"throughput {m.throughput:,.0f} records/s (budget {BUDGET.throughput:,.0f})",
-                 f"throughput {m.throughput:,.0f} records/s is below the budget of {BUDGET.throughput:,.0f}: "
-                 f"{m.delivered:,} of {records:,} records were acknowledged in {m.seconds:.1f} s.{why}")
+                 _("throughput {throughput:,.0f} records/s (budget {budget:,.0f})").format(
+                     throughput=m.throughput, budget=BUDGET.throughput),
+                 expected.format(throughput=m.throughput, budget=BUDGET.throughput, delivered=m.delivered,
+                                 records=records, seconds=m.seconds, per_batch=m.records_per_batch))
 
 
 def _judge_disk(report: Report, m: Measurement) -> None:
     if m.codecs == ("none",) or not m.codecs:
-        why = " The batches are stored uncompressed; JSON repeats its field names in every record."
+        expected = _("the log takes {size:,.0f} bytes per record, over the budget of {budget:,.0f}. The batches are "
+                     "stored uncompressed; JSON repeats its field names in every record.")
     else:
-        why = (f" The batches are compressed ({'/'.join(m.codecs)}) but hold {m.records_per_batch:.1f} records "
-               "each: a codec finds little to share in a small batch.")
+        expected = _("the log takes {size:,.0f} bytes per record, over the budget of {budget:,.0f}. The batches are "
+                     "compressed ({codecs}) but hold {per_batch:.1f} records each: a codec finds little to share "
+                     "in a small batch.")
     report.check(0 < m.bytes_per_record <= BUDGET.bytes_per_record,
-                 f"disk {m.bytes_per_record:,.0f} bytes per record (budget {BUDGET.bytes_per_record:,.0f})",
-                 f"the log takes {m.bytes_per_record:,.0f} bytes per record, over the budget of "
-                 f"{BUDGET.bytes_per_record:,.0f}.{why}")
+                 _("disk {size:,.0f} bytes per record (budget {budget:,.0f})").format(
+                     size=m.bytes_per_record, budget=BUDGET.bytes_per_record),
+                 expected.format(size=m.bytes_per_record, budget=BUDGET.bytes_per_record,
+                                 codecs="/".join(m.codecs), per_batch=m.records_per_batch))
 
 
 def _judge_latency(report: Report, m: Measurement) -> None:
     report.check(m.p95_ms <= BUDGET.latency_ms,
-                 f"latency p95 {_ms(m.p95_ms)} for a slow source (budget {BUDGET.latency_ms:,.0f} ms)",
-                 f"95% of the slow source's records took up to {_ms(m.p95_ms)} to be acknowledged, over the "
-                 f"budget of {BUDGET.latency_ms:,.0f} ms (median {_ms(m.p50_ms)}). When records arrive one by "
-                 "one, every record waits for its batch to be sent: how long may a batch wait for company?")
+                 _("latency p95 {p95} for a slow source (budget {budget:,.0f} ms)").format(
+                     p95=_ms(m.p95_ms), budget=BUDGET.latency_ms),
+                 _("95% of the slow source's records took up to {p95} to be acknowledged, over the budget of "
+                   "{budget:,.0f} ms (median {p50}). When records arrive one by one, every record waits for its "
+                   "batch to be sent: how long may a batch wait for company?").format(
+                     p95=_ms(m.p95_ms), budget=BUDGET.latency_ms, p50=_ms(m.p50_ms)))

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..checks import Report
+from ..i18n import _
 
 WORK_S = 0.01  # what handling one order costs, at least
 SERIAL_WORK_S = 8.0  # and what the whole backlog costs one worker, at least: on a slow or busy machine
@@ -81,24 +82,29 @@ def check(backlog: Backlog, *, leaver: str, quota: int) -> None:
     ends = {o.partition: o.high_watermark for o in offsets(backlog.topic, bootstrap=backlog.bootstrap)}
     every = {(p, o) for p, end in ends.items() for o in range(end)}
     missing = sorted(every - set(counts))
-    with Report("Lab 04 · scaling a consumer group") as report:
-        report.check(not missing, f"all {backlog.orders} orders were handled",
-                     f"{len(missing)} of {backlog.orders} orders were never handled "
-                     f"(e.g. partition {missing[0][0]} offset {missing[0][1]}). Does every worker call "
-                     "backlog.handle(name, record) for each record it polls?" if missing else "")
-        report.check(not twice, "no order was handled twice",
-                     f"{len(twice)} orders were handled twice (e.g. partition {twice[0][0]} offset {twice[0][1]}). "
-                     "When a partition moves to another worker, it starts at the group's committed offset: "
-                     "commit each order's offset + 1 as soon as it is handled." if twice else "")
+    with Report(_("Lab 04 · scaling a consumer group")) as report:
+        report.check(not missing, _("all {orders} orders were handled").format(orders=backlog.orders),
+                     _("{count} of {orders} orders were never handled (e.g. partition {partition} offset {offset}). "
+                       "Does every worker call backlog.handle(name, record) for each record it polls?").format(
+                         count=len(missing), orders=backlog.orders, partition=missing[0][0], offset=missing[0][1])
+                     if missing else "")
+        report.check(not twice, _("no order was handled twice"),
+                     _("{count} orders were handled twice (e.g. partition {partition} offset {offset}). When a "
+                       "partition moves to another worker, it starts at the group's committed offset: commit each "
+                       "order's offset + 1 as soon as it is handled.").format(
+                         count=len(twice), partition=twice[0][0], offset=twice[0][1]) if twice else "")
         report.check(per_worker.get(leaver, 0) == quota,
-                     f"worker {leaver} handled exactly its quota of {quota} orders, then left",
-                     f"worker {leaver} should handle exactly {quota} orders and then leave the group, "
-                     f"but it handled {per_worker.get(leaver, 0)}.")
+                     _("worker {leaver} handled exactly its quota of {quota} orders, then left").format(
+                         leaver=leaver, quota=quota),
+                     _("worker {leaver} should handle exactly {quota} orders and then leave the group, but it "
+                       "handled {handled}.").format(leaver=leaver, quota=quota, handled=per_worker.get(leaver, 0)))
         others = {w: n for w, n in per_worker.items() if w != leaver and n}
-        report.check(len(others) >= 2, f"the other workers shared the rest: {dict(sorted(others.items()))}",
-                     f"the rest of the work should be shared by the remaining workers; got {dict(per_worker)}.")
+        report.check(len(others) >= 2, _("the other workers shared the rest: {shares}").format(
+                         shares=dict(sorted(others.items()))),
+                     _("the rest of the work should be shared by the remaining workers; got {shares}.").format(
+                         shares=dict(per_worker)))
         done = committed(backlog.group, backlog.topic, bootstrap=backlog.bootstrap)
         behind = {p: (done.get(p), end) for p, end in ends.items() if done.get(p) != end}
-        report.check(not behind, "the group's committed offsets reach the end of every partition",
-                     "the group's committed offsets should equal each partition's end, so that a restarted "
-                     "worker finds nothing left to do; (committed, end) per partition: " + str(behind))
+        report.check(not behind, _("the group's committed offsets reach the end of every partition"),
+                     _("the group's committed offsets should equal each partition's end, so that a restarted worker "
+                       "finds nothing left to do; (committed, end) per partition: {behind}").format(behind=behind))
