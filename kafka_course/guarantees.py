@@ -55,7 +55,9 @@ class CrashPlan:
         self.taken += 1
         if self.crashed < len(self.points) and self.taken >= self.points[self.crashed]:
             self.crashed += 1
-            raise Crash(f"crash {self.crashed} of {len(self.points)}, at step {self.taken}")
+            from .i18n import _  # here, not at the top: run as a script, this file imports nothing of the course
+            raise Crash(_("crash {number} of {total}, at step {step}").format(
+                number=self.crashed, total=len(self.points), step=self.taken))
 
     @property
     def finished(self) -> bool:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan
+from ..i18n import _
 
 _WRITES = ("insert", "update", "replace", "delete", "upsert")
 
@@ -103,13 +104,15 @@ class Lab:
                 worker(consumer, self.db)
             except Crash:
                 self.crashed += 1
-                print(f"  crash {self.crashed} after {self.db.writes} writes: the consumer died, a new one starts")
+                print("  " + _("crash {number} after {writes} writes: the consumer died, a new one starts").format(
+                    number=self.crashed, writes=self.db.writes))
                 continue
             finally:
                 consumer.close(autocommit=False)  # a dead process commits nothing
             if self.finished():
                 break
-        print(f"  {self.runs} runs, {self.crashed} crashes, {time.monotonic() - self.started:.1f} s")
+        print("  " + _("{runs} runs, {crashes} crashes, {seconds:.1f} s").format(
+            runs=self.runs, crashes=self.crashed, seconds=time.monotonic() - self.started))
 
 
 def prepare(*, bootstrap: str | None = None, payments: int = 300, accounts: int = 6, partitions: int = 3,
@@ -129,34 +132,38 @@ def prepare(*, bootstrap: str | None = None, payments: int = 300, accounts: int 
 
 def check(lab: Lab) -> None:
     """Count what the crashed-and-restarted worker left in the table."""
-    with Report("Lab 07 · at-least-once without duplicates") as report:
-        report.check(lab.db is not None and lab.crashed > 0, f"your consumer survived {lab.crashed} crashes",
-                     "the consumer never crashed; run lab.run(worker, setup) before the check.")
+    with Report(_("Lab 07 · at-least-once without duplicates")) as report:
+        report.check(lab.db is not None and lab.crashed > 0,
+                     _("your consumer survived {crashes} crashes").format(crashes=lab.crashed),
+                     _("the consumer never crashed; run lab.run(worker, setup) before the check."))
         rows = _rows(report, lab)
         if rows is None:
-            for what in _TABLE_CHECKS:
+            for what in _table_checks():
                 report.not_run(what)
             return
         counts = Counter(str(r[0]) for r in rows)
         missing = sorted(set(lab.payments) - set(counts))
         twice = sorted(p for p, n in counts.items() if n > 1)
-        report.check(not missing, f"all {len(lab.payments)} payments are in the table",
-                     f"{len(missing)} payments never reached the table (e.g. {missing[0] if missing else ''}). "
-                     "They were committed before they were recorded: commit the offsets only after the "
-                     "records are processed.")
-        report.check(not twice, "no payment is in the table twice",
-                     f"{len(twice)} payments are in the table more than once (e.g. {twice[0] if twice else ''}). "
-                     "At-least-once delivers some records again after a crash; make record_payment "
-                     "idempotent, for example a PRIMARY KEY on payment_id with INSERT OR IGNORE.")
+        report.check(not missing, _("all {count} payments are in the table").format(count=len(lab.payments)),
+                     _("{count} payments never reached the table (e.g. {example}). They were committed before "
+                       "they were recorded: commit the offsets only after the records are processed.").format(
+                         count=len(missing), example=missing[0] if missing else ""))
+        report.check(not twice, _("no payment is in the table twice"),
+                     _("{count} payments are in the table more than once (e.g. {example}). At-least-once delivers "
+                       "some records again after a crash; make record_payment idempotent, for example a PRIMARY "
+                       "KEY on payment_id with INSERT OR IGNORE.").format(
+                         count=len(twice), example=twice[0] if twice else ""))
         _balances(report, lab, rows)
         done = sum(_lag(lab).values()) == 0
-        report.check(done, "the group's committed offsets reach the end of every partition",
-                     "the group has not committed the end of every partition: a restarted consumer would "
-                     "process records again. Commit after each batch (or record) you finish.")
+        report.check(done, _("the group's committed offsets reach the end of every partition"),
+                     _("the group has not committed the end of every partition: a restarted consumer would "
+                       "process records again. Commit after each batch (or record) you finish."))
 
 
-_TABLE_CHECKS = ("every payment is in the table", "no payment is in the table twice",
-                 "every account's total matches its payments", "the group's committed offsets reach the end")
+def _table_checks() -> tuple[str, ...]:
+    """The checks that read the table, named for the ones that cannot run without it."""
+    return (_("every payment is in the table"), _("no payment is in the table twice"),
+            _("every account's total matches its payments"), _("the group's committed offsets reach the end"))
 
 
 def _rows(report: Report, lab: Lab) -> list[tuple] | None:
@@ -166,8 +173,8 @@ def _rows(report: Report, lab: Lab) -> list[tuple] | None:
     try:
         return lab.db.query("SELECT payment_id, account, amount FROM payments")
     except sqlite3.Error as e:
-        report.check(False, "", f"the table payments cannot be read ({e}); setup(db) must create it "
-                                "with the columns payment_id, account and amount.")
+        report.check(False, "", _("the table payments cannot be read ({error}); setup(db) must create it "
+                                  "with the columns payment_id, account and amount.").format(error=e))
         return None
 
 
@@ -181,8 +188,9 @@ def _balances(report: Report, lab: Lab, rows: list[tuple]) -> None:
     for account, amount in lab.payments.values():
         want[account] += amount
     got: Counter = Counter()
-    for _, account, amount in rows:
+    for _payment, account, amount in rows:
         got[str(account)] += int(amount)
     wrong = {a: (got.get(a, 0), want[a]) for a in want if got.get(a, 0) != want[a]}
-    report.check(not wrong, "every account's total matches its payments",
-                 "some account totals are wrong, (yours, expected): " + json.dumps(dict(sorted(wrong.items()))))
+    report.check(not wrong, _("every account's total matches its payments"),
+                 _("some account totals are wrong, (yours, expected): {totals}").format(
+                     totals=json.dumps(dict(sorted(wrong.items())))))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..checks import Report
+from ..i18n import _
 
 
 @dataclass
@@ -116,16 +117,19 @@ def _compact(handle, topic: str) -> None:
     embedded.run_log_cleaner()
 
 
-# A short history that uses every event type once, with the table it must leave after each step.
-APPLY_STEPS = [
-    ({"account": "alice", "type": "opened", "amount": 0}, {"alice": 0}, "an opened account starts at 0"),
-    ({"account": "alice", "type": "deposit", "amount": 120}, {"alice": 120}, "a deposit adds its amount"),
-    ({"account": "bob", "type": "opened", "amount": 0}, {"alice": 120, "bob": 0}, "other accounts are left alone"),
-    ({"account": "alice", "type": "withdrawal", "amount": 45}, {"alice": 75, "bob": 0},
-     "a withdrawal subtracts its amount"),
-    ({"account": "alice", "type": "closed", "amount": 0}, {"bob": 0},
-     "a closed account is removed from the table, not kept at 0"),
-]
+def apply_steps() -> list[tuple[dict, dict, str]]:
+    """A short history that uses every event type once, with the table it must leave after each step
+    and the rule that step shows."""
+    return [
+        ({"account": "alice", "type": "opened", "amount": 0}, {"alice": 0}, _("an opened account starts at 0")),
+        ({"account": "alice", "type": "deposit", "amount": 120}, {"alice": 120}, _("a deposit adds its amount")),
+        ({"account": "bob", "type": "opened", "amount": 0}, {"alice": 120, "bob": 0},
+         _("other accounts are left alone")),
+        ({"account": "alice", "type": "withdrawal", "amount": 45}, {"alice": 75, "bob": 0},
+         _("a withdrawal subtracts its amount")),
+        ({"account": "alice", "type": "closed", "amount": 0}, {"bob": 0},
+         _("a closed account is removed from the table, not kept at 0")),
+    ]
 
 
 def check(bank: Bank, *, apply: Callable[[dict, dict], Any], read_to_end: Callable[[str], Any],
@@ -133,15 +137,16 @@ def check(bank: Bank, *, apply: Callable[[dict, dict], Any], read_to_end: Callab
     """Check each part on its own (``apply``, ``read_to_end``, which gets ``timeout`` seconds to
     stop), then rebuild the balances both ways and compare with the bank's books."""
     from . import reading_to_end
-    with Report("Lab 06 · rebuilding state from a log") as report:
+    with Report(_("Lab 06 · rebuilding state from a log")) as report:
         _check_apply(report, apply)
         stops = reading_to_end.check(report, read_to_end, bank.bootstrap, timeout)
-        for how, fn, topic in (("replaying the events", replay, bank.events),
-                               ("loading the compacted snapshots", load_snapshots, bank.snapshots)):
+        for how, fn, topic in ((_("replaying the events"), replay, bank.events),
+                               (_("loading the compacted snapshots"), load_snapshots, bank.snapshots)):
             if not stops and "read_to_end" in getattr(getattr(fn, "__code__", None), "co_names", ()):
-                report.not_run(how, f"{fn.__name__} reads with read_to_end, which does not stop yet")
+                report.not_run(how, _("{function} reads with read_to_end, which does not stop yet").format(
+                    function=fn.__name__))
                 continue
-            ok, table = report.attempt(fn, topic, what=f"{getattr(fn, '__name__', 'your function')}({topic!r})")
+            ok, table = report.attempt(fn, topic, what=f"{getattr(fn, '__name__', _('your function'))}({topic!r})")
             if ok:
                 _compare(report, how, table, bank)
 
@@ -149,22 +154,24 @@ def check(bank: Bank, *, apply: Callable[[dict, dict], Any], read_to_end: Callab
 def _check_apply(report: Report, apply: Callable[[dict, dict], Any]) -> bool:
     """Fold the short history one event at a time and stop at the first wrong table."""
     table: dict[str, int] = {}
-    for event, want, rule in APPLY_STEPS:
+    for event, want, rule in apply_steps():
         before = dict(table)
         ok, got = report.attempt(apply, table, dict(event), what=f"apply({before}, {event})")
         if not ok:
             return False
         if got is None:
-            return report.check(False, "", "apply must return the table it changed (it returned None).")
+            return report.check(False, "", _("apply must return the table it changed (it returned None)."))
         if got != want:
-            return report.check(False, "", f"apply({before}, {event}) gave {got}, expected {want}: {rule}.")
+            return report.check(False, "", _("apply({before}, {event}) gave {got}, expected {want}: {rule}.").format(
+                before=before, event=event, got=got, want=want, rule=rule))
         table = got
-    return report.check(True, "apply folds all four event types (opened, deposit, withdrawal, closed)", "")
+    return report.check(True, _("apply folds all four event types (opened, deposit, withdrawal, closed)"), "")
 
 
 def _compare(report: Report, how: str, got: Any, bank: Bank) -> None:
     if not isinstance(got, dict):
-        report.check(False, "", f"{how} should give a dict of account -> balance, not {type(got).__name__}.")
+        report.check(False, "", _("{how} should give a dict of account -> balance, not {type}.").format(
+            how=how, type=type(got).__name__))
         return
     got = {str(k): v for k, v in got.items()}
     missing = sorted(set(bank._expected) - set(got))
@@ -172,18 +179,20 @@ def _compare(report: Report, how: str, got: Any, bank: Bank) -> None:
     extra = sorted(set(got) - set(bank._expected) - bank._closed)
     wrong = {a: (got[a], bank._expected[a]) for a in bank._expected if a in got and got[a] != bank._expected[a]}
     if not (missing or ghosts or extra or wrong):
-        report.check(True, f"{how} gives the bank's {len(got)} open accounts with the right balances", "")
+        report.check(True, _("{how} gives the bank's {count} open accounts with the right balances").format(
+            how=how, count=len(got)), "")
         return
     problems = []
     if missing:
-        problems.append(f"{len(missing)} open accounts are missing (e.g. {missing[0]}); read every "
-                        "partition from its start up to its end")
+        problems.append(_("{count} open accounts are missing (e.g. {example}); read every partition from its start "
+                          "up to its end").format(count=len(missing), example=missing[0]))
     if ghosts:
-        problems.append(f"closed accounts are still there ({', '.join(ghosts[:3])}): a closing event, or a "
-                        "tombstone (a record whose value is None), removes the account")
+        problems.append(_("closed accounts are still there ({accounts}): a closing event, or a tombstone (a record "
+                          "whose value is None), removes the account").format(accounts=", ".join(ghosts[:3])))
     if extra:
-        problems.append(f"unknown accounts appear ({', '.join(extra[:3])})")
+        problems.append(_("unknown accounts appear ({accounts})").format(accounts=", ".join(extra[:3])))
     if wrong:
         a = next(iter(wrong))
-        problems.append(f"{len(wrong)} balances differ, e.g. {a}: yours {wrong[a][0]}, the bank's {wrong[a][1]}")
-    report.check(False, "", f"{how}: " + "; ".join(problems) + ".")
+        problems.append(_("{count} balances differ, e.g. {account}: yours {yours}, the bank's {bank}").format(
+            count=len(wrong), account=a, yours=wrong[a][0], bank=wrong[a][1]))
+    report.check(False, "", _("{how}: {problems}.").format(how=how, problems="; ".join(problems)))

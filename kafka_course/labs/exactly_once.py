@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan, read_topic, transform
+from ..i18n import _
 
 _BOUNDARIES = ("flush", "send_offsets_to_transaction", "commit_transaction")
 
@@ -58,7 +59,7 @@ class CrashingProducer:
         try:
             self._mid.step()
         except Crash:
-            raise Crash("in the middle of a batch") from None
+            raise Crash(_("in the middle of a batch")) from None
 
     def __getattr__(self, name: str) -> Any:
         real = getattr(self._producer, name)
@@ -72,7 +73,7 @@ class CrashingProducer:
                 if finishing:  # only the end of a real batch counts as a step
                     self._end.step()
             except Crash:
-                raise Crash(f"right after {name}() returned") from None
+                raise Crash(_("right after {call}() returned").format(call=name)) from None
             return result
         return call
 
@@ -125,12 +126,14 @@ class Lab:
                 worker(consumer, CrashingProducer(producer, mid, end), self)
             except Crash as crash:
                 self.crashed += 1
-                print(f"  crash {self.crashed}: the worker died {crash}; a new one starts")
+                print("  " + _("crash {number}: the worker died {when}; a new one starts").format(
+                    number=self.crashed, when=crash))
                 producer.purge(in_queue=True, in_flight=False)
                 self._abandoned.append(producer)  # a dead process sends nothing more
             finally:
                 consumer.close()
-        print(f"  {self.runs} runs, {self.crashed} crashes, {time.monotonic() - self.started:.1f} s")
+        print("  " + _("{runs} runs, {crashes} crashes, {seconds:.1f} s").format(
+            runs=self.runs, crashes=self.crashed, seconds=time.monotonic() - self.started))
 
 
 def prepare(*, bootstrap: str | None = None, orders: int = 300, partitions: int = 3, crashes: int = 6,
@@ -204,15 +207,18 @@ def check(lab: Lab) -> None:
     how the output was written, and at the group's committed offsets."""
     from ..clients import lag
     from .transactional_log import written
-    with Report("Lab 08 · an exactly-once pipeline") as report:
-        report.check(lab.crashed > 0, f"your pipeline was crashed {lab.crashed} times and restarted",
-                     "the pipeline never crashed; run lab.run(worker, CONSUMER_SETTINGS, PRODUCER_SETTINGS) first.")
+    with Report(_("Lab 08 · an exactly-once pipeline")) as report:
+        report.check(lab.crashed > 0, _("your pipeline was crashed {crashes} times and restarted").format(
+                         crashes=lab.crashed),
+                     _("the pipeline never crashed; run lab.run(worker, CONSUMER_SETTINGS, PRODUCER_SETTINGS) "
+                       "first."))
         ids, wrong = _read_output(lab)
         _judge_orders(report, lab, ids, wrong)
         _judge_transactions(report, written(lab.bootstrap, lab.output))
         behind = _uncommitted_records(lab, lag(lab.group, lab.input, bootstrap=lab.bootstrap))
-        report.check(behind == 0, "the group's committed offsets reach the end of the input",
-                     f"{behind} input records are not committed by the group; a restart would process them again.")
+        report.check(behind == 0, _("the group's committed offsets reach the end of the input"),
+                     _("{count} input records are not committed by the group; a restart would process them "
+                       "again.").format(count=behind))
 
 
 def _read_output(lab: Lab) -> tuple[Counter, list]:
@@ -232,34 +238,37 @@ def _read_output(lab: Lab) -> tuple[Counter, list]:
 
 def _judge_orders(report: Report, lab: Lab, ids: Counter, wrong: list) -> None:
     cancelled = sorted(set(ids) & lab.cancelled)
-    report.check(not cancelled, f"none of the {len(lab.cancelled)} cancelled orders (aborted input transactions) "
-                                "is in the output",
-                 f"{len(cancelled)} cancelled orders are in the output (e.g. order "
-                 f"{cancelled[0] if cancelled else ''}): the shop aborted the transactions that wrote them, "
-                 "but your consumer read them anyway. A consumer reads aborted records unless its "
-                 "isolation.level is read_committed (the Java client's default, used here, is read_uncommitted).")
+    report.check(not cancelled, _("none of the {count} cancelled orders (aborted input transactions) is in the "
+                                  "output").format(count=len(lab.cancelled)),
+                 _("{count} cancelled orders are in the output (e.g. order {example}): the shop aborted the "
+                   "transactions that wrote them, but your consumer read them anyway. A consumer reads aborted "
+                   "records unless its isolation.level is read_committed (the Java client's default, used here, is "
+                   "read_uncommitted).").format(count=len(cancelled), example=cancelled[0] if cancelled else ""))
     missing = sorted(set(range(lab.orders)) - set(ids))
     twice = sorted(i for i, n in ids.items() if n > 1)
-    report.check(not missing, f"every one of the {lab.orders} orders is in the committed output",
-                 f"{len(missing)} orders are missing from the committed output "
-                 f"(e.g. order {missing[0] if missing else ''}). Were their offsets committed before their "
-                 "output was? Commit both in one transaction.")
-    report.check(not twice, "no order is in the committed output twice",
-                 f"{len(twice)} orders are in the output more than once (e.g. order {twice[0] if twice else ''}). "
-                 "A crash between writing the output and committing the offsets repeats the batch: send the "
-                 "offsets to the producer's transaction (send_offsets_to_transaction) and commit them together.")
-    report.check(not wrong, "every output record is the transformed order",
-                 f"{len(wrong)} output records are not lab.transform(input) (e.g. {wrong[0] if wrong else ''}).")
+    report.check(not missing, _("every one of the {count} orders is in the committed output").format(count=lab.orders),
+                 _("{count} orders are missing from the committed output (e.g. order {example}). Were their offsets "
+                   "committed before their output was? Commit both in one transaction.").format(
+                     count=len(missing), example=missing[0] if missing else ""))
+    report.check(not twice, _("no order is in the committed output twice"),
+                 _("{count} orders are in the output more than once (e.g. order {example}). A crash between writing "
+                   "the output and committing the offsets repeats the batch: send the offsets to the producer's "
+                   "transaction (send_offsets_to_transaction) and commit them together.").format(
+                     count=len(twice), example=twice[0] if twice else ""))
+    report.check(not wrong, _("every output record is the transformed order"),
+                 _("{count} output records are not lab.transform(input) (e.g. {example}).").format(
+                     count=len(wrong), example=wrong[0] if wrong else ""))
 
 
 def _judge_transactions(report: Report, log) -> None:
     if log.how == "segments":
-        seen = (f"{log.transactional_batches} of its {log.data_batches} data batches are transactional and "
-                f"{log.markers} commit or abort markers follow them")
+        seen = _("{transactional} of its {data} data batches are transactional and {markers} commit or abort "
+                 "markers follow them").format(transactional=log.transactional_batches, data=log.data_batches,
+                                               markers=log.markers)
     else:
-        seen = f"{log.markers} offsets hold commit or abort markers"
-    report.check(log.in_transactions, f"the output was written in transactions ({seen})",
-                 f"the output was not written in transactions: {seen}. Counting right in this run is not "
-                 "enough: without a transaction, a crash between writing and committing leaves records that "
-                 "every reader sees, and the offsets move separately from the output. Give the producer a "
-                 "transactional.id and write each batch, with its input offsets, in one transaction.")
+        seen = _("{markers} offsets hold commit or abort markers").format(markers=log.markers)
+    report.check(log.in_transactions, _("the output was written in transactions ({seen})").format(seen=seen),
+                 _("the output was not written in transactions: {seen}. Counting right in this run is not enough: "
+                   "without a transaction, a crash between writing and committing leaves records that every reader "
+                   "sees, and the offsets move separately from the output. Give the producer a transactional.id "
+                   "and write each batch, with its input offsets, in one transaction.").format(seen=seen))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..checks import Report, where
+from ..i18n import _
 
 SIZES = (0, 40, 120)  # records per partition: one empty, two of different lengths
 LATE = 10  # records written to partitions 1 and 2 once the read has begun
@@ -65,15 +66,15 @@ def check(report: Report, read_to_end: Callable[[str], Any], bootstrap: str, tim
     read.go_on.set()
     read.done.wait(max(1.0, deadline - time.monotonic()))
     if read.error is not None:
-        report.check(False, "", f"read_to_end({topic!r}) raised {type(read.error).__name__}: {read.error} "
-                                f"({where(read.error)}).")
-        report.not_run("read_to_end yields every record up to the end, and no later one")
+        report.check(False, "", _("read_to_end({topic!r}) raised {error}: {message} ({where}).").format(
+            topic=topic, error=type(read.error).__name__, message=read.error, where=where(read.error)))
+        report.not_run(_("read_to_end yields every record up to the end, and no later one"))
         return True
-    stopped = report.check(read.done.is_set(), "read_to_end stops once every partition has reached its end offset",
-                 f"read_to_end did not stop: {timeout:.0f} s after the read began it had yielded "
-                 f"{len(read.seen)} records and was still waiting for more. Stop as soon as the position of "
-                 "every partition has reached the end offset you asked for at the start (a position equal "
-                 "to the end means there is nothing left).")
+    stopped = report.check(read.done.is_set(), _("read_to_end stops once every partition has reached its end offset"),
+                           _("read_to_end did not stop: {timeout:.0f} s after the read began it had yielded {count} "
+                             "records and was still waiting for more. Stop as soon as the position of every "
+                             "partition has reached the end offset you asked for at the start (a position equal to "
+                             "the end means there is nothing left).").format(timeout=timeout, count=len(read.seen)))
     _judge(report, list(read.seen))
     return stopped
 
@@ -96,15 +97,18 @@ def _judge(report: Report, seen: list[tuple[int, int]]) -> None:
     problems = []
     if missing:
         short = {p: len([1 for q, _ in missing if q == p]) for p in range(len(SIZES))}
-        problems.append(f"it missed {len(missing)} of the {len(want)} records that were there when the call began "
-                        f"({', '.join(f'{n} of partition {p}' for p, n in short.items() if n)}). Partition 0 is "
-                        "empty, so it is at its end from the start: keep reading until *every* partition is")
+        per_partition = ", ".join(_("{count} of partition {partition}").format(count=n, partition=p)
+                                  for p, n in short.items() if n)
+        problems.append(_("it missed {missing} of the {total} records that were there when the call began "
+                          "({per_partition}). Partition 0 is empty, so it is at its end from the start: keep "
+                          "reading until *every* partition is").format(missing=len(missing), total=len(want),
+                                                                       per_partition=per_partition))
     if late:
-        problems.append(f"it also yielded {len(late)} records written after the call began (e.g. partition "
-                        f"{late[0][0]} offset {late[0][1]}): ask for the end offsets once, before reading, and "
-                        "stop there")
+        problems.append(_("it also yielded {count} records written after the call began (e.g. partition {partition} "
+                          "offset {offset}): ask for the end offsets once, before reading, and stop there").format(
+                              count=len(late), partition=late[0][0], offset=late[0][1]))
     if twice:
-        problems.append(f"{twice} records came twice")
-    report.check(not problems, f"read_to_end yields all {len(want)} records up to the end as it was when the "
-                               f"call began, and none written later",
-                 "read_to_end: " + "; ".join(problems) + "." if problems else "")
+        problems.append(_("{count} records came twice").format(count=twice))
+    report.check(not problems, _("read_to_end yields all {total} records up to the end as it was when the call began, "
+                                 "and none written later").format(total=len(want)),
+                 _("read_to_end: {problems}.").format(problems="; ".join(problems)) if problems else "")
