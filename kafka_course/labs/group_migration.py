@@ -40,6 +40,7 @@ from typing import Any, Callable, Mapping
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan
+from ..i18n import _
 
 WORK_SECONDS = 0.010  # what handling one sign-up costs; it keeps the run long enough for B to join
 IDLE_SECONDS = 3.0  # nothing processed and nothing left to commit for this long: the run is over
@@ -94,7 +95,7 @@ class Lab:
         self._stop.clear()
         self.run_group = (settings or {}).get("group.id") or None
         if self.run_group is None:
-            print("  SETTINGS has no group.id: no consumer was started")
+            print("  " + _("SETTINGS has no group.id: no consumer was started"))
             return
         self._plan = CrashPlan(self.crashes, max(2, len(self.records) * 3 // 4), seed=self.seed)
         started = self._last_progress = self._last_watch = time.monotonic()
@@ -106,9 +107,11 @@ class Lab:
         self._stop.set()
         for member in self.members:
             member.thread.join(15)
-        print(f"  {time.monotonic() - started:.1f} s, {self.rebalancing_seconds:.1f} s of them rebalancing; "
-              + "; ".join(f"member {m.name}: {sum(m.processed.values())} sign-ups processed, {m.runs} runs, "
-                          f"{m.crashes} crashes" for m in self.members))
+        print("  " + _("{seconds:.1f} s, {rebalancing:.1f} s of them rebalancing; {members}").format(
+            seconds=time.monotonic() - started, rebalancing=self.rebalancing_seconds,
+            members="; ".join(_("member {name}: {processed} sign-ups processed, {runs} runs, {crashes} crashes").format(
+                name=m.name, processed=sum(m.processed.values()), runs=m.runs, crashes=m.crashes)
+                for m in self.members)))
 
     # -- the members ----------------------------------------------------------------------------
     def _start_member(self, name: str, worker, settings) -> None:
@@ -127,7 +130,7 @@ class Lab:
             try:
                 consumer = Consumer(quiet({**LAB_DEFAULTS, **settings, "bootstrap.servers": self.bootstrap}))
             except Exception as e:  # noqa: BLE001 - settings librdkafka refuses: a finding
-                member.error = f"librdkafka refused SETTINGS ({e})"
+                member.error = _("librdkafka refused SETTINGS ({error})").format(error=e)
                 return
             self._progress()  # a new consumer needs a moment to reach the coordinator and join
             try:
@@ -137,7 +140,8 @@ class Lab:
                 member.crashes += 1
             except Exception as e:  # noqa: BLE001 - the learner's worker failed: a finding, not a crash of the check
                 where = traceback.extract_tb(e.__traceback__)[-1]
-                member.error = f"its worker raised {type(e).__name__}: {e} (line {where.lineno} of {where.name})"
+                member.error = _("its worker raised {error}: {message} (line {line} of {function})").format(
+                    error=type(e).__name__, message=e, line=where.lineno, function=where.name)
                 return
             finally:
                 consumer.close()
@@ -219,22 +223,23 @@ def prepare(*, bootstrap: str | None = None, signups: int = 300, partitions: int
 # -- the check -------------------------------------------------------------------------------------
 def check(lab: Lab, settings: Mapping[str, Any]) -> None:
     """What the run left behind, judged as the sign-up service's owner would."""
-    with Report("Lab 10 · from partition 0 to a consumer group") as report:
+    with Report(_("Lab 10 · from partition 0 to a consumer group")) as report:
         group = (settings or {}).get("group.id")
-        if not report.check(bool(group), f"SETTINGS names a group: {group!r}",
-                            "SETTINGS has no group.id. Without a group the coordinator assigns no partitions "
-                            "and keeps no offsets: that is the low-level consumer you are migrating from."):
+        if not report.check(bool(group), _("SETTINGS names a group: {group!r}").format(group=group),
+                            _("SETTINGS has no group.id. Without a group the coordinator assigns no partitions and "
+                              "keeps no offsets: that is the low-level consumer you are migrating from.")):
             return
-        if not report.check(bool(lab.members) and lab.run_group == group, "the run happened with these settings",
-                            "run lab.run(worker, SETTINGS) with these SETTINGS before the check."):
+        if not report.check(bool(lab.members) and lab.run_group == group, _("the run happened with these settings"),
+                            _("run lab.run(worker, SETTINGS) with these SETTINGS before the check.")):
             return
         read = _check_partitions(report, lab)
         _check_nothing_lost(report, lab, settings, read)
         _check_second_member(report, lab)
         _check_committed(report, lab)
         for member in lab.members:
-            report.check(member.error is None, f"member {member.name} ran until it was told to stop",
-                         f"member {member.name} stopped: {member.error}.")
+            report.check(member.error is None,
+                         _("member {name} ran until it was told to stop").format(name=member.name),
+                         _("member {name} stopped: {error}.").format(name=member.name, error=member.error))
 
 
 def _processed(lab: Lab) -> Counter:
@@ -249,14 +254,16 @@ def _check_partitions(report: Report, lab: Lab) -> set[int]:
     unread = sorted(set(range(lab.partitions)) - read)
     stored = Counter(p for p, _ in lab.records)
     if not read:
-        expected = ("no sign-up was processed at all. Where does a group that has never committed start "
-                    "reading: at the beginning of each partition, or at its end?")
+        expected = _("no sign-up was processed at all. Where does a group that has never committed start reading: "
+                     "at the beginning of each partition, or at its end?")
     else:
-        expected = (f"partition(s) {', '.join(map(str, unread))} were never read: "
-                    f"{sum(stored[p] for p in unread)} of {len(lab.records)} sign-ups. The consumer reads the "
-                    "partitions it is assigned; in a group, subscribing lets the coordinator hand every "
-                    "partition to some member.")
-    report.check(not unread, f"every one of the {lab.partitions} partitions was read", expected)
+        expected = _("partition(s) {partitions} were never read: {unread} of {total} sign-ups. The consumer reads "
+                     "the partitions it is assigned; in a group, subscribing lets the coordinator hand every "
+                     "partition to some member.").format(partitions=", ".join(map(str, unread)),
+                                                         unread=sum(stored[p] for p in unread),
+                                                         total=len(lab.records))
+    report.check(not unread, _("every one of the {count} partitions was read").format(count=lab.partitions),
+                 expected)
     return read
 
 
@@ -267,27 +274,30 @@ def _check_nothing_lost(report: Report, lab: Lab, settings, read: set[int]) -> N
     crashes = sum(m.crashes for m in lab.members)
     repeated = sum(1 for n in processed.values() if n > 1)
     if str(settings.get("enable.auto.commit", True)).lower() in ("true", "1"):
-        why = ("enable.auto.commit is on, so the consumer commits the offsets of what poll() returned, "
-               "processed or not; a crash then skips the records in hand.")
+        why = _("enable.auto.commit is on, so the consumer commits the offsets of what poll() returned, processed "
+                "or not; a crash then skips the records in hand.")
     else:
-        why = "their offsets were committed before they were processed. Commit only what process() has finished."
-    example = f" (e.g. partition {lost[0][0]}, offset {lost[0][1]})" if lost else ""
-    report.check(not lost, f"no sign-up was lost across {crashes} crashes ({repeated} processed more than "
-                           "once, which at-least-once allows)",
-                 f"{len(lost)} sign-ups were never processed although the group committed past them{example}: "
-                 + why)
+        why = _("their offsets were committed before they were processed. Commit only what process() has finished.")
+    expected = _("{count} sign-ups were never processed although the group committed past them (e.g. partition "
+                 "{partition}, offset {offset}): {why}").format(count=len(lost), partition=lost[0][0],
+                                                                offset=lost[0][1], why=why) if lost else ""
+    report.check(not lost, _("no sign-up was lost across {crashes} crashes ({repeated} processed more than once, "
+                             "which at-least-once allows)").format(crashes=crashes, repeated=repeated),
+                 expected)
 
 
 def _check_second_member(report: Report, lab: Lab) -> None:
-    shares = ", ".join(f"{m.name} processed {sum(m.processed.values())}" for m in lab.members)
+    shares = ", ".join(_("{name} processed {count}").format(name=m.name, count=sum(m.processed.values()))
+                       for m in lab.members)
     if lab.largest_group == 0:
-        expected = (f"the coordinator never counted your consumers as members of {lab.run_group!r} with partitions: "
-                    "assign() picks partitions by hand, outside the group, so a second instance cannot take "
-                    "a share. Let the group assign them.")
+        expected = _("the coordinator never counted your consumers as members of {group!r} with partitions: assign() "
+                     "picks partitions by hand, outside the group, so a second instance cannot take a share. Let the "
+                     "group assign them.").format(group=lab.run_group)
     else:
-        expected = ("when member B started, the group never had two members with partitions at the same time, "
-                    f"so B did not take a share ({shares}).")
-    report.check(lab.largest_group >= 2, f"when member B joined, the coordinator shared the partitions ({shares})",
+        expected = _("when member B started, the group never had two members with partitions at the same time, so B "
+                     "did not take a share ({shares}).").format(shares=shares)
+    report.check(lab.largest_group >= 2,
+                 _("when member B joined, the coordinator shared the partitions ({shares})").format(shares=shares),
                  expected)
 
 
@@ -295,12 +305,13 @@ def _check_committed(report: Report, lab: Lab) -> None:
     committed = _committed(lab)
     behind = {p: n for p, n in lab.lag().items() if n}
     if all(offset is None for offset in committed.values()):
-        expected = ("the group has committed nothing, so a restarted consumer cannot know where to continue. "
-                    "Commit the offsets of what you processed.")
+        expected = _("the group has committed nothing, so a restarted consumer cannot know where to continue. "
+                     "Commit the offsets of what you processed.")
     else:
-        expected = (f"the group's committed offsets stop short of the end ({sum(behind.values())} sign-ups on "
-                    f"partition(s) {', '.join(map(str, sorted(behind)))}): a restart would process them again.")
-    report.check(not behind, "the group's committed offsets reach the end of every partition", expected)
+        expected = _("the group's committed offsets stop short of the end ({count} sign-ups on partition(s) "
+                     "{partitions}): a restart would process them again.").format(
+                         count=sum(behind.values()), partitions=", ".join(map(str, sorted(behind))))
+    report.check(not behind, _("the group's committed offsets reach the end of every partition"), expected)
 
 
 def _committed(lab: Lab) -> dict[int, int | None]:

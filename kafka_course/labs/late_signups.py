@@ -28,6 +28,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..i18n import _
+
 START = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
 WINDOW_SECONDS = 10
 DELAY_SECONDS = 10
@@ -52,10 +54,10 @@ def rounds(seed: int = 2024) -> list[Round]:
 
     def at(seconds: list[float]) -> tuple[dict, ...]:
         return tuple({**next(people), "signup_ts": _iso(START + s)} for s in seconds)
-    return [Round("on time", (), at(_steps(0, 29.5, 0.25))),
-            Round("9.6 to 9.9 s late", at(_steps(19.6, 19.95, 0.05)), at(_steps(30, 40.5, 0.25))),
-            Round("10.6 to 10.9 s late", at(_steps(29.6, 29.95, 0.05)), at([200.0])),
-            Round("the clock moves on", (), at([201.0]))]
+    return [Round(_("on time"), (), at(_steps(0, 29.5, 0.25))),
+            Round(_("9.6 to 9.9 s late"), at(_steps(19.6, 19.95, 0.05)), at(_steps(30, 40.5, 0.25))),
+            Round(_("10.6 to 10.9 s late"), at(_steps(29.6, 29.95, 0.05)), at([200.0])),
+            Round(_("the clock moves on"), (), at([201.0]))]
 
 
 def _iso(epoch_seconds: float) -> str:
@@ -84,7 +86,7 @@ def expected(plan: list[Round]) -> Counter:
 
 
 def window_total(counts: Counter, start: int) -> int:
-    return sum(n for (w, _), n in counts.items() if w == start)
+    return sum(n for (w, _decade), n in counts.items() if w == start)
 
 
 def write(bootstrap: str, topic: str, events: tuple[dict, ...]) -> None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..checks import Report
 from ..commands import shell  # noqa: F401 - the lab notebooks import it from here
+from ..i18n import _
 
 AUDIT_PARTITIONS = 4
 AUDIT_CONFIGS = {"retention.ms": "259200000", "max.message.bytes": "2097152"}  # 3 days, 2 MiB
@@ -102,7 +103,7 @@ def _minute(ms: int) -> str:
 # -- the check ---------------------------------------------------------------------------------------
 def check(lab: Lab, answers: dict) -> None:
     """Compare the cluster's state with what the shift asked for."""
-    with Report("Lab 09 · an on-call shift with the command-line tools") as report:
+    with Report(_("Lab 09 · an on-call shift with the command-line tools")) as report:
         topics = _admin(lab).list_topics(timeout=10).topics
         _check_audit(report, lab, topics)
         _check_orders_configs(report, lab)
@@ -124,18 +125,23 @@ def _overrides(lab: Lab, topic: str) -> dict[str, str]:
 
 def _check_audit(report: Report, lab: Lab, topics: dict) -> None:
     info = topics.get(lab.audit)
-    if not report.check(info is not None, f"the topic {lab.audit} exists",
-                        f"there is no topic {lab.audit}: create it with the topics tool."):
+    if not report.check(info is not None, _("the topic {topic} exists").format(topic=lab.audit),
+                        _("there is no topic {topic}: create it with the topics tool.").format(topic=lab.audit)):
         return
     count = len(info.partitions)
-    report.check(count == AUDIT_PARTITIONS, f"{lab.audit} has {AUDIT_PARTITIONS} partitions",
-                 f"{lab.audit} has {count} partition(s), not {AUDIT_PARTITIONS}. Without --partitions a topic "
-                 "gets the broker's default (num.partitions).")
+    report.check(count == AUDIT_PARTITIONS,
+                 _("{topic} has {partitions} partitions").format(topic=lab.audit, partitions=AUDIT_PARTITIONS),
+                 _("{topic} has {count} partition(s), not {partitions}. Without --partitions a topic gets the "
+                   "broker's default (num.partitions).").format(topic=lab.audit, count=count,
+                                                                partitions=AUDIT_PARTITIONS))
     found = _overrides(lab, lab.audit)
     wrong = {k: found.get(k) for k, v in AUDIT_CONFIGS.items() if found.get(k) != v}
-    report.check(not wrong, f"{lab.audit} is created with {_pairs(AUDIT_CONFIGS)}",
-                 f"{lab.audit} should carry {_pairs(AUDIT_CONFIGS)} as its own settings; "
-                 + ", ".join(f"{k} is {'not set on it' if v is None else v}" for k, v in wrong.items()) + ".")
+    seen = ", ".join(_("{name} is not set on it").format(name=k) if v is None else
+                     _("{name} is {value}").format(name=k, value=v) for k, v in wrong.items())
+    report.check(not wrong, _("{topic} is created with {configs}").format(topic=lab.audit,
+                                                                          configs=_pairs(AUDIT_CONFIGS)),
+                 _("{topic} should carry {configs} as its own settings; {seen}.").format(
+                     topic=lab.audit, configs=_pairs(AUDIT_CONFIGS), seen=seen))
 
 
 def _pairs(configs: dict) -> str:
@@ -145,13 +151,16 @@ def _pairs(configs: dict) -> str:
 def _check_orders_configs(report: Report, lab: Lab) -> None:
     found = _overrides(lab, lab.orders)
     retention = found.get("retention.ms")
-    report.check(retention == ORDERS_RETENTION_AFTER, f"{lab.orders} keeps its orders 14 days",
-                 f"{lab.orders}'s retention.ms is {retention}, not {ORDERS_RETENTION_AFTER} (14 days in "
-                 "milliseconds).")
+    report.check(retention == ORDERS_RETENTION_AFTER, _("{topic} keeps its orders 14 days").format(topic=lab.orders),
+                 _("{topic}'s retention.ms is {retention}, not {wanted} (14 days in milliseconds).").format(
+                     topic=lab.orders, retention=retention, wanted=ORDERS_RETENTION_AFTER))
     segment = found.get("segment.ms")
-    report.check(segment is None, f"{lab.orders} has no segment.ms override any more: the broker's default applies",
-                 f"{lab.orders} still sets segment.ms={segment} on itself. Setting a value, even the default one, "
-                 "keeps an override; deleting the setting removes it, so the broker's value applies again.")
+    report.check(segment is None,
+                 _("{topic} has no segment.ms override any more: the broker's default applies").format(
+                     topic=lab.orders),
+                 _("{topic} still sets segment.ms={segment} on itself. Setting a value, even the default one, keeps "
+                   "an override; deleting the setting removes it, so the broker's value applies again.").format(
+                     topic=lab.orders, segment=segment))
 
 
 def _check_replay(report: Report, lab: Lab) -> dict[int, int]:
@@ -160,8 +169,9 @@ def _check_replay(report: Report, lab: Lab) -> dict[int, int]:
     ends = {o.partition: o.high_watermark for o in offsets(lab.orders, bootstrap=lab.bootstrap)}
     now = committed(lab.group, lab.orders, bootstrap=lab.bootstrap)
     wrong = {p: now.get(p) for p in expected if now.get(p) != expected[p]}
-    report.check(not wrong, f"{lab.group} starts again at the first order at or after {lab.incident} in every "
-                            f"partition ({_partition_list(expected)})",
+    report.check(not wrong, _("{group} starts again at the first order at or after {incident} in every partition "
+                              "({offsets})").format(group=lab.group, incident=lab.incident,
+                                                    offsets=_partition_list(expected)),
                  _replay_mistake(lab, wrong, expected, ends))
     return {p: ends[p] - expected[p] for p in expected}
 
@@ -179,35 +189,41 @@ def _offsets_at(lab: Lab, ms: int) -> dict[int, int]:
 
 
 def _partition_list(offsets: dict[int, int]) -> str:
-    return ", ".join(f"partition {p} at {o}" for p, o in sorted(offsets.items()))
+    return ", ".join(_("partition {partition} at {offset}").format(partition=p, offset=o)
+                     for p, o in sorted(offsets.items()))
 
 
 def _replay_mistake(lab: Lab, wrong: dict, expected: dict, ends: dict) -> str:
     if all(wrong.get(p, expected[p]) == ends[p] for p in expected) and len(wrong) == len(expected):
-        return (f"{lab.group}'s committed offsets are still at the end of {lab.orders}. The reset tool only shows "
-                "the new offsets (a dry run) until you add --execute.")
+        return _("{group}'s committed offsets are still at the end of {topic}. The reset tool only shows the new "
+                 "offsets (a dry run) until you add --execute.").format(group=lab.group, topic=lab.orders)
     if all(v == 0 for v in wrong.values()) and len(wrong) == len(expected):
-        return (f"{lab.group} is back at offset 0 everywhere: it would bill all {HISTORY_HOURS} hours again. "
-                f"Reset to the incident's time, {lab.incident}, instead of the earliest offset.")
+        return _("{group} is back at offset 0 everywhere: it would bill all {hours} hours again. Reset to the "
+                 "incident's time, {incident}, instead of the earliest offset.").format(
+                     group=lab.group, hours=HISTORY_HOURS, incident=lab.incident)
     untouched = sorted(p for p, v in wrong.items() if v == ends[p])
     if untouched and len(untouched) < len(expected):
-        return (f"partition(s) {', '.join(map(str, untouched))} of {lab.orders} are still at the end while the "
-                "others moved: reset every partition of the topic, not only some.")
-    details = "; ".join(f"partition {p} is at {v}, expected {expected[p]}" for p, v in sorted(wrong.items()))
-    return (f"{lab.group} should start again at the first order at or after {lab.incident}: {details}. A date-time "
-            "without a time zone is read as this machine's local time; the incident's time is in UTC (the Z).")
+        return _("partition(s) {partitions} of {topic} are still at the end while the others moved: reset every "
+                 "partition of the topic, not only some.").format(partitions=", ".join(map(str, untouched)),
+                                                                   topic=lab.orders)
+    details = "; ".join(_("partition {partition} is at {offset}, expected {expected}").format(
+        partition=p, offset=v, expected=expected[p]) for p, v in sorted(wrong.items()))
+    return _("{group} should start again at the first order at or after {incident}: {details}. A date-time without a "
+             "time zone is read as this machine's local time; the incident's time is in UTC (the Z).").format(
+                 group=lab.group, incident=lab.incident, details=details)
 
 
 def _check_answers(report: Report, lab: Lab, answers: dict, replay: dict[int, int]) -> None:
     truth = {"orders_partitions": ORDERS_PARTITIONS, "orders_retention_ms_before": int(ORDERS_CONFIGS["retention.ms"]),
              "orders_to_bill_again": sum(replay.values())}
-    where = {"orders_partitions": "topics --describe", "orders_retention_ms_before": "configs --describe "
-             "(before your change)", "orders_to_bill_again": "the LAG column of consumer-groups --describe, "
-             "after the reset"}
+    where = {"orders_partitions": "topics --describe",
+             "orders_retention_ms_before": _("configs --describe (before your change)"),
+             "orders_to_bill_again": _("the LAG column of consumer-groups --describe, after the reset")}
     for key, value in truth.items():
         given = answers.get(key)
         report.check(_as_int(given) == value, f"ANSWERS[{key!r}] = {value}",
-                     f"ANSWERS[{key!r}] is {given!r}; read it from {where[key]}.")
+                     _("ANSWERS[{key!r}] is {given!r}; read it from {where}.").format(
+                         key=key, given=given, where=where[key]))
 
 
 def _as_int(value) -> int | None:

@@ -26,16 +26,21 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from ..checks import Report
+from ..i18n import _
 from . import late_signups as late
 
 SIGNUP_SCHEMA = ("user_id string, name string, email string, country string, registered_year int, "
                  "plan string, channel string, signup_ts timestamp")
 WINDOW_SECONDS = late.WINDOW_SECONDS
-TITLE = "Lab 11: registrations per decade in 10-second windows"
 ROUND_SECONDS = 90  # at most, for Spark to process one round (a few seconds on a quiet laptop)
-AFTER_RUN = ("windows are written once the watermark passes them", "the windows are 10 seconds long",
-             "sign-ups up to 10 s late are counted", "sign-ups more than 10 s late are left out",
-             "decades are years rounded down to a multiple of ten", "every (window, decade) count matches Python's")
+
+
+def after_run() -> tuple[str, ...]:
+    """The checks of what the query wrote, named for the ones that cannot run."""
+    return (_("windows are written once the watermark passes them"), _("the windows are 10 seconds long"),
+            _("sign-ups up to 10 s late are counted"), _("sign-ups more than 10 s late are left out"),
+            _("decades are years rounded down to a multiple of ten"),
+            _("every (window, decade) count matches Python's"))
 
 
 def prepare(bootstrap: str, count: int = 400, seed: int = 2024, interval: float = 0.1) -> str:
@@ -60,15 +65,15 @@ def signup_stream(spark, bootstrap: str, topic: str):
 
 def check(spark, per_decade, *, bootstrap: str, seed: int = 2024) -> None:
     """Run the learner's ``per_decade`` on late and on-time sign-ups; raises ``CheckFailed`` on a miss."""
-    with Report(TITLE) as report:
+    with Report(_("Lab 11: registrations per decade in 10-second windows")) as report:
         topic = late.new_topic(bootstrap)
         ok, result = report.attempt(per_decade, signup_stream(spark, bootstrap, topic), what="per_decade(signups)")
         if not ok or not _shape_ok(report, result):
-            return _not_run(report, ("Spark runs the query in append mode", *AFTER_RUN))
+            return _not_run(report, (_("Spark runs the query in append mode"), *after_run()))
         plan = late.rounds(seed)
         rows = _run(spark, result, report, bootstrap, topic, plan)
         if rows is None:
-            return _not_run(report, AFTER_RUN)
+            return _not_run(report, after_run())
         _compare(report, rows, plan)
 
 
@@ -80,14 +85,14 @@ def _not_run(report: Report, checks) -> None:
 def _shape_ok(report: Report, result) -> bool:
     from pyspark.sql import DataFrame
     if not report.check(isinstance(result, DataFrame) and result.isStreaming,
-                        "per_decade returns a streaming DataFrame",
-                        f"per_decade must return the streaming DataFrame it builds from signups, "
-                        f"not {type(result).__name__}."):
+                        _("per_decade returns a streaming DataFrame"),
+                        _("per_decade must return the streaming DataFrame it builds from signups, not {type}.").format(
+                            type=type(result).__name__)):
         return False
     missing = [c for c in ("window", "decade", "count") if c not in result.columns]
-    return report.check(not missing, "the result has the columns window, decade and count",
-                        f"The result needs the columns window, decade and count; it has "
-                        f"{', '.join(result.columns)} (missing {', '.join(missing)}).")
+    return report.check(not missing, _("the result has the columns window, decade and count"),
+                        _("The result needs the columns window, decade and count; it has {columns} (missing "
+                          "{missing}).").format(columns=", ".join(result.columns), missing=", ".join(missing)))
 
 
 def _run(spark, result, report: Report, bootstrap: str, topic: str, plan) -> list | None:
@@ -112,7 +117,7 @@ def _run(spark, result, report: Report, bootstrap: str, topic: str, plan) -> lis
         return _refused(report, e)
     finally:
         query.stop()
-    report.check(True, "Spark runs the query in append mode", "")
+    report.check(True, _("Spark runs the query in append mode"), "")
     return rows
 
 
@@ -131,8 +136,8 @@ def _process(query, seconds: float, what: str) -> None:
     worker.join(seconds)
     if not outcome:
         query.stop()
-        raise TimeoutError(f"Spark took more than {seconds:.0f} s to process the round '{what}'; if the machine "
-                           "is busy, run the check again")
+        raise TimeoutError(_("Spark took more than {seconds:.0f} s to process the round '{round}'; if the machine is "
+                             "busy, run the check again").format(seconds=seconds, round=what))
     if outcome[0] is not None:
         raise outcome[0]
 
@@ -140,9 +145,12 @@ def _process(query, seconds: float, what: str) -> None:
 def _refused(report: Report, error: Exception) -> None:
     """Spark refused the query or failed running it: say so in one line."""
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    hint = (" In append mode Spark writes a window only once it is final, and only a watermark on signup_ts "
-            "tells it when that is: set one before grouping.") if "watermark" in str(error).lower() else ""
-    report.check(False, "", f"Spark could not run the query in append mode: {first}{hint}")
+    if "watermark" in str(error).lower():
+        said = _("Spark could not run the query in append mode: {error} In append mode Spark writes a window only "
+                 "once it is final, and only a watermark on signup_ts tells it when that is: set one before grouping.")
+    else:
+        said = _("Spark could not run the query in append mode: {error}")
+    report.check(False, "", said.format(error=first))
     return None
 
 
@@ -150,16 +158,18 @@ def _compare(report: Report, rows: list, plan) -> None:
     start = late.START
     got = Counter({(int(r.start - start), r.decade): r["count"] for r in rows})
     want = late.expected(plan)
-    if not report.check(rows, f"windows are written once the watermark passes them ({len(rows)} rows)",
-                        "No window was written at all. In append mode a window is written once, when the "
-                        "watermark passes its end; the check's sign-ups go on to 200 s after the first, so a "
-                        "10-second delay closes every window up to 50 s. Is your delay far longer than 10 seconds?"):
-        return _not_run(report, AFTER_RUN[1:])
+    if not report.check(rows, _("windows are written once the watermark passes them ({count} rows)").format(
+                            count=len(rows)),
+                        _("No window was written at all. In append mode a window is written once, when the "
+                          "watermark passes its end; the check's sign-ups go on to 200 s after the first, so a "
+                          "10-second delay closes every window up to 50 s. Is your delay far longer than 10 "
+                          "seconds?")):
+        return _not_run(report, after_run()[1:])
     lengths = sorted({int(r.end - r.start) for r in rows})
-    if not report.check(lengths == [WINDOW_SECONDS], "the windows are 10 seconds long",
-                        f"The windows should be tumbling 10-second windows of signup_ts; yours are "
-                        f"{', '.join(f'{n} s' for n in lengths)} long."):
-        return _not_run(report, AFTER_RUN[2:])
+    if not report.check(lengths == [WINDOW_SECONDS], _("the windows are 10 seconds long"),
+                        _("The windows should be tumbling 10-second windows of signup_ts; yours are {lengths} "
+                          "long.").format(lengths=", ".join(f"{n} s" for n in lengths))):
+        return _not_run(report, after_run()[2:])
     _judge_late(report, got, want, plan)
     _judge_counts(report, got, want)
 
@@ -168,28 +178,32 @@ def _judge_late(report: Report, got: Counter, want: Counter, plan) -> None:
     a_little, too_late = plan[1].late, plan[2].late
     w1, w2 = late.window_of(a_little[0]), late.window_of(too_late[0])
     dropped = late.window_total(want, w1) - late.window_total(got, w1)
-    report.check(dropped <= 0, f"sign-ups up to 10 s late are counted (the {len(a_little)} that came "
-                               f"{plan[1].name})",
-                 f"{dropped} of the {len(a_little)} sign-ups that came {plan[1].name} are missing from their "
-                 "window: the watermark had already closed it. Your watermark waits less than 10 seconds.")
+    report.check(dropped <= 0, _("sign-ups up to 10 s late are counted (the {count} that came {when})").format(
+                     count=len(a_little), when=plan[1].name),
+                 _("{dropped} of the {count} sign-ups that came {when} are missing from their window: the watermark "
+                   "had already closed it. Your watermark waits less than 10 seconds.").format(
+                     dropped=dropped, count=len(a_little), when=plan[1].name))
     extra = late.window_total(got, w2) - late.window_total(want, w2)
-    report.check(extra <= 0, f"sign-ups more than 10 s late are left out (the {len(too_late)} that came "
-                             f"{plan[2].name})",
-                 f"{extra} of the {len(too_late)} sign-ups that came {plan[2].name} were counted: your "
-                 "watermark waits more than 10 seconds, so windows stay open (and unwritten) longer than the "
-                 "team asked, and the state of old windows is kept longer too.")
+    report.check(extra <= 0, _("sign-ups more than 10 s late are left out (the {count} that came {when})").format(
+                     count=len(too_late), when=plan[2].name),
+                 _("{extra} of the {count} sign-ups that came {when} were counted: your watermark waits more than 10 "
+                   "seconds, so windows stay open (and unwritten) longer than the team asked, and the state of old "
+                   "windows is kept longer too.").format(extra=extra, count=len(too_late), when=plan[2].name))
 
 
 def _judge_counts(report: Report, got: Counter, want: Counter) -> None:
-    decades = sorted({d for _, d in got})
+    decades = sorted({d for _window, d in got})
     report.check(all(d % 10 == 0 and 1900 <= d <= 2100 for d in decades),
-                 "decades are years rounded down to a multiple of ten",
-                 f"Decades should look like 1970, 1980, ... (1987 -> 1980); yours are {decades[:6]}.")
+                 _("decades are years rounded down to a multiple of ten"),
+                 _("Decades should look like 1970, 1980, ... (1987 -> 1980); yours are {decades}.").format(
+                     decades=decades[:6]))
     wrong = sorted(k for k in want.keys() | got.keys() if got.get(k, 0) != want.get(k, 0))
-    detail = ""
+    expected = ""
     if wrong:
         start, decade = wrong[0]
-        detail = (f": for the window starting {start} s after the first sign-up and the {decade}s you counted "
-                  f"{got.get(wrong[0], 0)}, expected {want.get(wrong[0], 0)}")
-    report.check(not wrong, f"every (window, decade) count matches Python's ({len(want)} of them)",
-                 f"{len(wrong)} of {len(want | got)} (window, decade) counts differ{detail}.")
+        expected = _("{wrong} of {total} (window, decade) counts differ: for the window starting {start} s after the "
+                     "first sign-up and the {decade}s you counted {got}, expected {want}.").format(
+                         wrong=len(wrong), total=len(want | got), start=start, decade=decade,
+                         got=got.get(wrong[0], 0), want=want.get(wrong[0], 0))
+    report.check(not wrong, _("every (window, decade) count matches Python's ({count} of them)").format(
+                     count=len(want)), expected)
