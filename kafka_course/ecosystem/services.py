@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..connection import current_bootstrap
+from ..i18n import _
 
 SCHEMA_REGISTRY_ENV = "SCHEMA_REGISTRY_URL"
 _started: dict[tuple[str, str], Any] = {}
@@ -37,8 +38,9 @@ def schema_registry(bootstrap: str | None = None) -> str:
         server = SchemaRegistryServer(bootstrap).start()
         atexit.register(server.stop)
         _started[key] = server
-        print(f"Started a schema registry (Confluent's REST API) at {server.url}; it keeps its schemas in the "
-              f"topic _schemas. Set {SCHEMA_REGISTRY_ENV} to use a real one instead.")
+        print(_("Started a schema registry (Confluent's REST API) at {url}; it keeps its schemas in the topic "
+                "_schemas. Set {variable} to use a real one instead.").format(url=server.url,
+                                                                                 variable=SCHEMA_REGISTRY_ENV))
     return _started[key].url
 
 
@@ -81,8 +83,9 @@ def kafka_connect(bootstrap: str | None = None, *, offset_flush_interval_ms: int
         server = ConnectServer(bootstrap, config={"offset.flush.interval.ms": str(offset_flush_interval_ms)}).start()
         atexit.register(server.stop)
         _started[key] = (server, Path(tempfile.mkdtemp(prefix="connect-files-")))
-        print(f"Started a Kafka Connect worker (Connect's REST API) at {server.url}; it keeps its state in "
-              f"connect-configs, connect-offsets and connect-status. Set {CONNECT_ENV} to use a real one instead.")
+        print(_("Started a Kafka Connect worker (Connect's REST API) at {url}; it keeps its state in "
+                "connect-configs, connect-offsets and connect-status. Set {variable} to use a real one "
+                "instead.").format(url=server.url, variable=CONNECT_ENV))
     server, files = _started[key]
     return ConnectCluster(server.url, registry, _jdbc_url(), files, str(files))
 

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 from ..checks import Report
 from ..ecosystem import servers, workloads
 from ..ecosystem.workloads import DASHBOARDS, FAILING, JOBS, PAYMENTS, TICKS, Run
+from ..i18n import _
 
 SYSTEMS = ("kafka", "rabbitmq", "nats")
 WORKLOADS = ("replay", "work-queue", "fan-out")
@@ -39,7 +40,7 @@ def trial(workload: str, system: str, settings: dict[str, Any] | None = None, *,
         print(skipped)
         return None
     run = workloads.runs()[workload][system](address, dict(settings or {}))
-    print(f"{workload} on {system}: {summary(run)}")
+    print(_("{workload} on {system}: {summary}").format(workload=workload, system=system, summary=summary(run)))
     for ok, passed, expected in requirements(run):
         print(f"  {'✔' if ok else '✘'} {passed if ok else expected}")
     return run
@@ -48,9 +49,9 @@ def trial(workload: str, system: str, settings: dict[str, Any] | None = None, *,
 def check(choices: dict, *, bootstrap: str | None = None, rabbitmq_url: str | None = None,
           nats_url: str | None = None) -> None:
     """Run every chosen system on its workload and compare what it measured with the requirements."""
-    with Report("Lab 13 · the right broker for each job") as report:
+    with Report(_("Lab 13 · the right broker for each job")) as report:
         problems = [p for w in WORKLOADS if (p := _problem(w, (choices or {}).get(w)))]
-        if not report.check(not problems, "CHOICES names a system for each workload", " ".join(problems)):
+        if not report.check(not problems, _("CHOICES names a system for each workload"), " ".join(problems)):
             return
         for workload in WORKLOADS:
             system, settings = choices[workload]
@@ -60,7 +61,8 @@ def check(choices: dict, *, bootstrap: str | None = None, rabbitmq_url: str | No
                 print(f"  - {skipped}")
                 continue
             ok, run = report.attempt(_measured, workload, system, address, dict(settings),
-                                     what=f"The {workload} run on {system}")
+                                     what=_("The {workload} run on {system}").format(workload=workload,
+                                                                                      system=system))
             if ok:
                 for passed_ok, passed, expected in requirements(run):
                     report.check(passed_ok, passed, expected)
@@ -70,11 +72,12 @@ def _measured(workload: str, system: str, address: str, settings: dict) -> Run:
     """One run, and a second one after a near miss of the time budget (a busy machine can stall a
     run; a setting that deals jobs out badly misses by far, every time); the better one counts."""
     run = workloads.runs()[workload][system](address, settings)
-    print(f"  {workload} on {system}: {summary(run)}")
+    print("  " + _("{workload} on {system}: {summary}").format(workload=workload, system=system,
+                                                               summary=summary(run)))
     budget = MAKESPAN_FACTOR * workloads.ideal_makespan()
     if workload == "work-queue" and budget < run.seconds <= NEAR_MISS * budget and len(run.done) == JOBS:
         again = workloads.runs()[workload][system](address, settings)
-        print(f"  a near miss, measured again: {summary(again)}")
+        print("  " + _("a near miss, measured again: {summary}").format(summary=summary(again)))
         run = again if again.seconds < run.seconds else run
     return run
 
@@ -82,17 +85,19 @@ def _measured(workload: str, system: str, address: str, settings: dict) -> Run:
 def _problem(workload: str, choice) -> str | None:
     """A sentence if ``choice`` is not a (system, settings) pair this workload can run."""
     if not isinstance(choice, (tuple, list)) or len(choice) != 2 or not isinstance(choice[1], dict):
-        return f"CHOICES[{workload!r}] should be a pair like ('kafka', {{}}), not {choice!r}."
+        return _("CHOICES[{workload!r}] should be a pair like ('kafka', {{}}), not {choice!r}.").format(
+            workload=workload, choice=choice)
     system, settings = choice
     if system not in SYSTEMS:
-        return f"CHOICES[{workload!r}] names {system!r}; choose one of {', '.join(SYSTEMS)}."
+        return _("CHOICES[{workload!r}] names {system!r}; choose one of {systems}.").format(
+            workload=workload, system=system, systems=", ".join(SYSTEMS))
     allowed = KNOBS.get(system, {}).get(workload)
     unknown = sorted(set(settings) - allowed) if allowed is not None else ([] if system == "kafka" else
                                                                              sorted(settings))
     if unknown:
-        known = ", ".join(sorted(allowed)) if allowed else "none"
-        return (f"CHOICES[{workload!r}]: the {system} run has no setting {unknown[0]!r} (its settings for this "
-                f"workload: {known}).")
+        known = ", ".join(sorted(allowed)) if allowed else _("none")
+        return _("CHOICES[{workload!r}]: the {system} run has no setting {setting!r} (its settings for this "
+                 "workload: {known}).").format(workload=workload, system=system, setting=unknown[0], known=known)
     return None
 
 
@@ -110,21 +115,24 @@ def absent(system: str, address: str, workload: str) -> str | None:
     name, port = ("RabbitMQ", 5672) if system == "rabbitmq" else ("NATS", 4222)
     parsed = urlparse(address)
     server = servers.Server(name, parsed.hostname or "127.0.0.1", parsed.port or port,
-                            "docker compose --profile comparison up -d "
-                            f"(or set {'RABBITMQ_URL' if system == 'rabbitmq' else 'NATS_URL'})")
-    return None if server.up() else server.skip_message(f"the {workload} run on {name}")
+                            "docker compose --profile comparison up -d",
+                            "RABBITMQ_URL" if system == "rabbitmq" else "NATS_URL")
+    return None if server.up() else server.skip_message(_("the {workload} run on {name}").format(
+        workload=workload, name=name))
 
 
 # -- what each run must show ---------------------------------------------------------------------------
 def summary(run: Run) -> str:
     if run.workload == "replay":
-        return f"the new service read {run.received} of {PAYMENTS} payments in {run.seconds:.2f} s"
+        return _("the new service read {received} of {payments} payments in {seconds:.2f} s").format(
+            received=run.received, payments=PAYMENTS, seconds=run.seconds)
     if run.workload == "work-queue":
         slow = ", ".join(f"{w}: {n}" for w, n in sorted(run.slow_by_worker.items()))
-        return (f"{len(run.done)} of {JOBS} jobs done ({sum(run.done.values())} completions) in {run.seconds:.2f} s; "
-                f"slow jobs per worker: {slow or '-'}")
-    return (f"dashboards got {run.delivered} of {TICKS} ticks, p99 {run.p99_ms:,.1f} ms; "
-            f"{run.held} ticks still held by the server")
+        return _("{done} of {jobs} jobs done ({completions} completions) in {seconds:.2f} s; slow jobs per worker: "
+                 "{slow}").format(done=len(run.done), jobs=JOBS, completions=sum(run.done.values()),
+                                  seconds=run.seconds, slow=slow or "-")
+    return _("dashboards got {delivered} of {ticks} ticks, p99 {p99:,.1f} ms; {held} ticks still held by the "
+             "server").format(delivered=run.delivered, ticks=TICKS, p99=run.p99_ms, held=run.held)
 
 
 def requirements(run: Run) -> list[tuple[bool, str, str]]:
@@ -134,63 +142,80 @@ def requirements(run: Run) -> list[tuple[bool, str, str]]:
 
 def _replay(run: Run) -> list[tuple[bool, str, str]]:
     if run.system == "kafka":
-        why = ("The log still holds every payment, but a new group with no committed offset starts where "
-               "auto.offset.reset says: at the end of each partition by default.")
+        why = _("The log still holds every payment, but a new group with no committed offset starts where "
+                "auto.offset.reset says: at the end of each partition by default.")
     else:
-        why = f"{run.note[0].upper()}{run.note[1:]}. A service that starts later cannot read what came before."
-    order = "" if run.in_order else " They also arrived out of order."
+        why = _("{note}. A service that starts later cannot read what came before.").format(
+            note=f"{run.note[0].upper()}{run.note[1:]}")
+    if run.in_order:
+        expected = _("replay on {system}: the new service read {received} of the {payments} payments published "
+                     "before it started. {why}")
+    else:
+        expected = _("replay on {system}: the new service read {received} of the {payments} payments published "
+                     "before it started. They also arrived out of order. {why}")
     return [(run.received == PAYMENTS and run.in_order,
-             f"replay on {run.system}: the new service read all {PAYMENTS} payments, in order",
-             f"replay on {run.system}: the new service read {run.received} of the {PAYMENTS} payments published "
-             f"before it started.{order} {why}")]
+             _("replay on {system}: the new service read all {payments} payments, in order").format(
+                 system=run.system, payments=PAYMENTS),
+             expected.format(system=run.system, received=run.received, payments=PAYMENTS, why=why))]
 
 
 def _work_queue(run: Run) -> list[tuple[bool, str, str]]:
     missing = sorted(set(range(JOBS)) - set(run.done))
     twice = sorted(j for j, n in run.done.items() if n > 1)
     ideal = workloads.ideal_makespan()
-    lost_why = {"rabbitmq": "With auto_ack the queue forgets a job the moment it hands it out, so nothing can "
-                            "give a failed job back.",
-                "nats": "Core NATS has no acknowledgements: a job whose worker fails is simply gone.",
-                "kafka": "The workers did not get to them in time."}[run.system]
-    slow_why = {"kafka": "Kafka hands each worker whole partitions, and the jobs queued behind a slow job in its "
-                         "partition wait for it while other workers are idle.",
-                "rabbitmq": "Without a prefetch limit the queue deals the jobs out as they arrive, so one worker "
-                            "holds a line of jobs behind its slow ones. How many unacknowledged jobs should a "
-                            "worker hold at once?",
-                "nats": "The subscribers got the jobs as they were published, whoever was busy."}[run.system]
+    lost_why = {"rabbitmq": _("With auto_ack the queue forgets a job the moment it hands it out, so nothing can "
+                              "give a failed job back."),
+                "nats": _("Core NATS has no acknowledgements: a job whose worker fails is simply gone."),
+                "kafka": _("The workers did not get to them in time.")}[run.system]
+    slow_why = {"kafka": _("Kafka hands each worker whole partitions, and the jobs queued behind a slow job in its "
+                           "partition wait for it while other workers are idle."),
+                "rabbitmq": _("Without a prefetch limit the queue deals the jobs out as they arrive, so one worker "
+                              "holds a line of jobs behind its slow ones. How many unacknowledged jobs should a "
+                              "worker hold at once?"),
+                "nats": _("The subscribers got the jobs as they were published, whoever was busy.")}[run.system]
+    said = {"system": run.system, "seconds": run.seconds, "budget": MAKESPAN_FACTOR * ideal}
     return [
-        (not missing, f"work-queue on {run.system}: every job done, the {len(FAILING)} failed ones on a retry",
-         f"work-queue on {run.system}: {len(missing)} jobs were never done (e.g. job {missing[0] if missing else ''}"
-         f", which failed on its first attempt). {lost_why}"),
-        (not twice, f"work-queue on {run.system}: no job done twice",
-         f"work-queue on {run.system}: {len(twice)} jobs were done more than once (job {twice[0] if twice else ''}"
-         f" {run.done.get(twice[0], 0) if twice else 0} times): every worker received every job. Workers that "
-         "share a subject's messages form a queue group."),
+        (not missing, _("work-queue on {system}: every job done, the {failing} failed ones on a retry").format(
+            failing=len(FAILING), **said),
+         _("work-queue on {system}: {count} jobs were never done (e.g. job {example}, which failed on its first "
+           "attempt). {why}").format(count=len(missing), example=missing[0] if missing else "", why=lost_why,
+                                     **said)),
+        (not twice, _("work-queue on {system}: no job done twice").format(**said),
+         _("work-queue on {system}: {count} jobs were done more than once (job {example} {times} times): every "
+           "worker received every job. Workers that share a subject's messages form a queue group.").format(
+             count=len(twice), example=twice[0] if twice else "", times=run.done.get(twice[0], 0) if twice else 0,
+             **said)),
         (run.seconds <= MAKESPAN_FACTOR * ideal,
-         f"work-queue on {run.system}: all jobs in {run.seconds:.2f} s (budget {MAKESPAN_FACTOR * ideal:.2f} s)",
-         f"work-queue on {run.system}: the jobs took {run.seconds:.2f} s, over the budget of "
-         f"{MAKESPAN_FACTOR * ideal:.2f} s ({MAKESPAN_FACTOR}× the {ideal:.2f} s three workers need when none "
-         f"waits while jobs queue); slow jobs per worker: {_slow(run)}. {slow_why}"),
+         _("work-queue on {system}: all jobs in {seconds:.2f} s (budget {budget:.2f} s)").format(**said),
+         _("work-queue on {system}: the jobs took {seconds:.2f} s, over the budget of {budget:.2f} s ({factor}× the "
+           "{ideal:.2f} s three workers need when none waits while jobs queue); slow jobs per worker: {slow}. "
+           "{why}").format(factor=MAKESPAN_FACTOR, ideal=ideal, slow=_slow(run), why=slow_why, **said)),
     ]
 
 
 def _slow(run: Run) -> str:
-    return ", ".join(f"{w} did {n}" for w, n in sorted(run.slow_by_worker.items())) or "-"
+    return ", ".join(_("{worker} did {count}").format(worker=w, count=n)
+                     for w, n in sorted(run.slow_by_worker.items())) or "-"
 
 
 def _fan_out(run: Run) -> list[tuple[bool, str, str]]:
     complete = len(run.delivered) == DASHBOARDS and all(n == TICKS for n in run.delivered)
     shared = sum(run.delivered) <= TICKS and run.system == "nats"
-    missed = (" The dashboards shared the ticks instead of each getting all: a queue group hands each message "
-              "to one member.") if shared else ""
+    if shared:
+        missed = _("fan-out on {system}: the dashboards got {delivered} of {ticks} ticks. The dashboards shared the "
+                   "ticks instead of each getting all: a queue group hands each message to one member.")
+    else:
+        missed = _("fan-out on {system}: the dashboards got {delivered} of {ticks} ticks.")
+    said = {"system": run.system, "ticks": TICKS, "p99": run.p99_ms, "budget": LATENCY_BUDGET_MS}
     return [
-        (complete, f"fan-out on {run.system}: each of the {DASHBOARDS} dashboards got all {TICKS} ticks",
-         f"fan-out on {run.system}: the dashboards got {run.delivered} of {TICKS} ticks.{missed}"),
-        (run.p99_ms <= LATENCY_BUDGET_MS, f"fan-out on {run.system}: p99 latency {run.p99_ms:,.1f} ms "
-                                          f"(budget {LATENCY_BUDGET_MS} ms)",
-         f"fan-out on {run.system}: p99 latency {run.p99_ms:,.1f} ms, over the budget of {LATENCY_BUDGET_MS} ms."),
-        (run.held == 0, f"fan-out on {run.system}: nothing is kept once delivered",
-         f"fan-out on {run.system}: {run.held} ticks are still kept by the server after every dashboard read "
-         f"them ({run.note}). A tick is worthless a second later; keeping it is disk and retention to manage."),
+        (complete, _("fan-out on {system}: each of the {dashboards} dashboards got all {ticks} ticks").format(
+            dashboards=DASHBOARDS, **said),
+         missed.format(delivered=run.delivered, **said)),
+        (run.p99_ms <= LATENCY_BUDGET_MS,
+         _("fan-out on {system}: p99 latency {p99:,.1f} ms (budget {budget} ms)").format(**said),
+         _("fan-out on {system}: p99 latency {p99:,.1f} ms, over the budget of {budget} ms.").format(**said)),
+        (run.held == 0, _("fan-out on {system}: nothing is kept once delivered").format(**said),
+         _("fan-out on {system}: {held} ticks are still kept by the server after every dashboard read them "
+           "({note}). A tick is worthless a second later; keeping it is disk and retention to manage.").format(
+             held=run.held, note=run.note, **said)),
     ]

@@ -12,6 +12,7 @@ import uuid
 from typing import Any
 
 from ...client_logs import quiet
+from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICKS, WORKERS, Jobs, Run, p99, publish_ticks
 
 
@@ -123,7 +124,7 @@ def fan_out(bootstrap: str, settings: dict[str, Any]) -> Run:
         dashboard.join(LIMIT_S)
     run.p99_ms = p99(latencies)
     run.held = sum(o.records for o in offsets(topic, bootstrap=bootstrap))
-    run.note = "a topic keeps every record for its retention time (7 days by default), read or not"
+    run.note = _("a topic keeps every record for its retention time (7 days by default), read or not")
     return run
 
 

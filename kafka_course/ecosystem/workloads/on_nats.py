@@ -12,6 +12,7 @@ import time
 import uuid
 from typing import Any
 
+from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICK_EVERY, TICKS, WORKERS, Jobs, Run, in_thread, p99
 
 KNOBS = {"work-queue": {"queue_group": None}, "fan-out": {"queue_group": None}}
@@ -42,7 +43,7 @@ async def _replay(url: str) -> Run:
     await asyncio.sleep(1.0)  # anything that was going to arrive has arrived
     await nc.close()
     run = Run("replay", "nats", time.perf_counter() - started, len(fraud), fraud == history[:len(fraud)])
-    run.note = "core NATS delivered the history to the subscribers of that moment and kept nothing"
+    run.note = _("core NATS delivered the history to the subscribers of that moment and kept nothing")
     return run
 
 
@@ -102,7 +103,7 @@ async def _fan_out(url: str, queue_group: str | None) -> Run:
         await nc.subscribe(subject, queue=queue_group or "", cb=dashboard(d))
     await nc.flush()
     started = time.perf_counter()
-    for _ in range(TICKS):
+    for _i in range(TICKS):
         await nc.publish(subject, repr(time.perf_counter()).encode())
         await asyncio.sleep(TICK_EVERY)
     await nc.flush()
@@ -112,5 +113,5 @@ async def _fan_out(url: str, queue_group: str | None) -> Run:
         await asyncio.sleep(0.05)
     await nc.close()
     run.delivered, run.p99_ms = counts, p99(latencies)
-    run.note = "core NATS has no storage: a message exists only on its way to the subscribers of that moment"
+    run.note = _("core NATS has no storage: a message exists only on its way to the subscribers of that moment")
     return run

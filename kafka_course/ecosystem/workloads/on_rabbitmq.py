@@ -13,6 +13,7 @@ import time
 import uuid
 from typing import Any
 
+from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICKS, WORKERS, Jobs, Run, p99, publish_ticks, wait_for
 
 KNOBS = {"work-queue": {"prefetch_count": 0, "auto_ack": False}}
@@ -29,7 +30,7 @@ def _connect(url: str):
 def _drain(channel, queue: str, expected: int, idle: float = 1.0) -> list[bytes]:
     """Take what the queue delivers (acknowledged at once) until ``expected`` or ``idle`` s of nothing."""
     got: list[bytes] = []
-    for method, _, body in channel.consume(queue, auto_ack=True, inactivity_timeout=idle):
+    for method, _properties, body in channel.consume(queue, auto_ack=True, inactivity_timeout=idle):
         if method is None:
             break
         got.append(body)
@@ -57,8 +58,8 @@ def replay(url: str, settings: dict[str, Any]) -> Run:
     values = _drain(channel, fraud, PAYMENTS)
     connection.close()
     run = Run("replay", "rabbitmq", time.perf_counter() - started, len(values), values == history[:len(values)])
-    run.note = ("a message goes to the queues bound when it is published and leaves a queue once acknowledged, "
-                "so the new service's queue began empty and the ledger's has been emptied")
+    run.note = _("a message goes to the queues bound when it is published and leaves a queue once acknowledged, so "
+                 "the new service's queue began empty and the ledger's has been emptied")
     return run
 
 
@@ -113,7 +114,7 @@ def fan_out(url: str, settings: dict[str, Any]) -> Run:
     exchange = f"ticks-{uuid.uuid4().hex[:6]}"
     channel.exchange_declare(exchange, exchange_type="fanout", auto_delete=True)
     queues = []
-    for _ in range(DASHBOARDS):
+    for _i in range(DASHBOARDS):
         queues.append(channel.queue_declare(f"{exchange}-dashboard-{len(queues)}", auto_delete=True).method.queue)
         channel.queue_bind(queues[-1], exchange)
     run, latencies, ready = Run("fan-out", "rabbitmq"), [], threading.Barrier(DASHBOARDS + 1, timeout=LIMIT_S)
@@ -131,7 +132,7 @@ def fan_out(url: str, settings: dict[str, Any]) -> Run:
         dashboard.join(LIMIT_S)
     connection.close()
     run.p99_ms = p99(latencies)
-    run.note = "each queue drops a message once its dashboard has acknowledged it"
+    run.note = _("each queue drops a message once its dashboard has acknowledged it")
     return run
 
 
