@@ -21,6 +21,8 @@ import re
 from contextlib import contextmanager
 from typing import Iterator
 
+from .i18n import _
+
 
 class Caught:
     """What ``expect_error`` caught: ``name`` (e.g. ``MSG_SIZE_TOO_LARGE``) and ``sentence``."""
@@ -69,4 +71,4 @@ def expect_error(*, show: bool = True) -> Iterator[Caught]:
             print(f"{caught.name}: {caught.sentence}")
     else:
         if show:
-            print("No error this time: the call succeeded.")
+            print(_("No error this time: the call succeeded."))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .connection import current_bootstrap
+from .i18n import _
 from .tools.wire import Connection, WireError
 
 CONSUMER_GROUP_HEARTBEAT, SHARE_GROUP_HEARTBEAT = 68, 76
@@ -83,19 +84,22 @@ def _features_or_none(bootstrap: str | None) -> Features | None:
         return None
 
 
-def requires_consumer_protocol(what: str = "This cell") -> bool:
-    """True where KIP-848 works; elsewhere print why the cell skips itself."""
+def requires_consumer_protocol(what: str | None = None) -> bool:
+    """True where KIP-848 works; elsewhere print why the cell skips itself (``what``: the caller's
+    words for what is skipped, "This cell" in the course's language by default)."""
     if supports_consumer_protocol():
         return True
-    print(f"{what} needs the consumer group protocol of Kafka 4 (KIP-848, ConsumerGroupHeartbeat), which "
-          f"{current_bootstrap()} does not offer, so it is skipped.")
+    print(_("{what} needs the consumer group protocol of Kafka 4 (KIP-848, ConsumerGroupHeartbeat), which "
+            "{servers} does not offer, so it is skipped.").format(what=what or _("This cell"),
+                                                                   servers=current_bootstrap()))
     return False
 
 
-def requires_share_groups(what: str = "This cell") -> bool:
+def requires_share_groups(what: str | None = None) -> bool:
     """True where share groups work; elsewhere print why the cell skips itself."""
     if supports_share_groups():
         return True
-    print(f"{what} needs share groups (KIP-932: Kafka 4.1 or later with share.version=1, or minikafka), "
-          f"which {current_bootstrap()} does not offer, so it is skipped.")
+    print(_("{what} needs share groups (KIP-932: Kafka 4.1 or later with share.version=1, or minikafka), which "
+            "{servers} does not offer, so it is skipped.").format(what=what or _("This cell"),
+                                                                   servers=current_bootstrap()))
     return False

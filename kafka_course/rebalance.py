@@ -30,6 +30,7 @@ from confluent_kafka import Consumer
 from .client_logs import quiet
 from .clients import admin, new_topic, producer
 from .connection import current_bootstrap
+from .i18n import _
 
 PARTITIONS, EVERY_S, POLL_S = 6, 0.005, 0.05
 PROTOCOLS = {
@@ -98,10 +99,11 @@ class Round:
 
 def table(rounds: Iterable[Round]) -> str:
     """The rounds as a small table: each member's pause, partitions stopped, the newcomer's wait."""
-    lines = [f"{'protocol':20} {'pause m1':>9} {'pause m2':>9} {'partitions stopped':>19} {'newcomer waited':>16}"]
+    lines = [f"{_('protocol'):20} {_('pause m1'):>9} {_('pause m2'):>9} {_('partitions stopped'):>19} "
+             f"{_('newcomer waited'):>16}"]
     for r in rounds:
         m1, m2 = (r.pauses[n] * 1000 for n in ("m1", "m2"))
-        stopped = " and ".join(str(r.stopped[n]) for n in ("m1", "m2")) + " of 3"
+        stopped = _("{m1} and {m2} of 3").format(m1=r.stopped["m1"], m2=r.stopped["m2"])
         lines.append(f"{r.protocol:20} {m1:6.0f} ms {m2:6.0f} ms {stopped:>19} {r.newcomer_first * 1000:13.0f} ms")
     return "\n".join(lines)
 
@@ -190,13 +192,13 @@ def show_round(result: Round, before: float = 1.0, after: float | None = None) -
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.2), sharex=True, layout="constrained",
                                       gridspec_kw={"height_ratios": [PARTITIONS, len(NAMES)]})
     for name, changes in result.owned.items():
-        for (start, parts), (stop, _) in zip(changes, changes[1:] + [(end, frozenset())]):
+        for (start, parts), (stop, _later) in zip(changes, changes[1:] + [(end, frozenset())]):
             start = max(start, -before)
             for p in parts if stop > start else ():
                 top.broken_barh([(start, stop - start)], (p - 0.4, 0.8), color=colours[name])
     top.set_yticks(range(PARTITIONS), [f"p{p}" for p in range(PARTITIONS)])
     top.invert_yaxis()
-    top.set_title(f"{result.protocol}: who owns which partition, and when records arrive")
+    top.set_title(_("{protocol}: who owns which partition, and when records arrive").format(protocol=result.protocol))
     top.legend(handles=[Patch(color=c, label=n) for n, c in colours.items()], loc="upper left",
                bbox_to_anchor=(1.01, 1))
     rows = list(result.arrivals)
@@ -207,7 +209,7 @@ def show_round(result: Round, before: float = 1.0, after: float | None = None) -
     for ax in (top, bottom):
         ax.axvline(0, color="black", linestyle=":", linewidth=1)
         ax.set_xlim(-before, end)
-    bottom.set_xlabel("seconds since the newcomer started (white gaps: nothing received)")
+    bottom.set_xlabel(_("seconds since the newcomer started (white gaps: nothing received)"))
     plt.show()
 
 
@@ -220,11 +222,11 @@ def show_pauses(results: Iterable[Round]) -> None:
     for i, r in enumerate(results):
         bars = [*(p * 1000 for p in r.pauses.values()), r.newcomer_first * 1000]
         for j, (value, colour) in enumerate(zip(bars, ("tab:blue", "tab:cyan", "tab:grey"))):
-            label = ["pause of m1", "pause of m2", "newcomer: first record"][j] if i == 0 else None
+            label = [_("pause of m1"), _("pause of m2"), _("newcomer: first record")][j] if i == 0 else None
             ax.bar(i + (j - 1) * width, value, width, color=colour, label=label)
             ax.annotate(f"{value:.0f}", (i + (j - 1) * width, value), ha="center", va="bottom", fontsize=9)
     ax.set_xticks(range(len(results)), [r.protocol for r in results])
-    ax.set_ylabel("milliseconds")
-    ax.set_title("a third member joins: how long each member received nothing")
+    ax.set_ylabel(_("milliseconds"))
+    ax.set_title(_("a third member joins: how long each member received nothing"))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
     plt.show()

@@ -15,11 +15,18 @@ from typing import Any, Iterable, Sequence
 from matplotlib.patches import Patch
 
 from .connection import current_bootstrap
+from .i18n import _
 from .views import LiveView, new_figure
 
 _kafka_admins: dict[str, Any] = {}
 
 ROLE_COLOURS = {"leader": "#f2a900", "in sync": "#2b7bba", "out of sync": "#e4572e", "down": "#b0b0b0"}
+
+
+def role_name(role: str) -> str:
+    """A role of ``ROLE_COLOURS`` as the legend shows it, in the course's language."""
+    return {"leader": _("leader"), "in sync": _("in sync"), "out of sync": _("out of sync"),
+            "down": _("down")}[role]
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,10 @@ class ReplicaState:
         return "in sync" if broker in self.isr else "out of sync"
 
     def __str__(self) -> str:
-        leader = self.leader if self.leader >= 0 else "none (offline)"
-        return (f"{self.topic}-{self.partition}: leader {leader}, epoch {self.leader_epoch}, "
-                f"replicas {list(self.replicas)}, in sync {list(self.isr)}")
+        leader = self.leader if self.leader >= 0 else _("none (offline)")
+        return _("{topic}-{partition}: leader {leader}, epoch {epoch}, replicas {replicas}, in sync {isr}").format(
+            topic=self.topic, partition=self.partition, leader=leader, epoch=self.leader_epoch,
+            replicas=list(self.replicas), isr=list(self.isr))
 
 
 def _kafka_admin(bootstrap: str):
@@ -126,20 +134,21 @@ class ReplicaMap(LiveView):
                 role = state.role(broker, live)
                 if role:
                     _mark(ax, col, row, role)
-            note = f"epoch {state.leader_epoch}" if state.leader >= 0 else "OFFLINE"
+            note = _("epoch {epoch}").format(epoch=state.leader_epoch) if state.leader >= 0 else _("OFFLINE")
             ax.text(len(brokers) - 0.35, row, note, va="center", fontsize=9,
                     color="black" if state.leader >= 0 else ROLE_COLOURS["out of sync"])
-        ax.set_xticks(range(len(brokers)), [f"broker {b}" + ("" if b in live else "\n(down)") for b in brokers])
+        ax.set_xticks(range(len(brokers)), [(_("broker {broker}") if b in live else _("broker {broker}\n(down)"))
+                                            .format(broker=b) for b in brokers])
         ax.set_yticks(range(len(states)), [_row_label(s, len(self.topics)) for s in states])
         ax.set_xlim(-0.5, len(brokers) + 0.4)
         ax.set_ylim(len(states) - 0.5, -0.5)
         ax.tick_params(length=0)
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
-        handles = [Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title="replica")
+        handles = [Patch(color=c, label=role_name(r)) for r, c in ROLE_COLOURS.items()]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, title=_("replica"))
         try:
-            boss = f" · controller: broker {controller(bootstrap=self.bootstrap)}"
+            boss = " · " + _("controller: broker {broker}").format(broker=controller(bootstrap=self.bootstrap))
         except Exception:  # noqa: BLE001 - a picture without the controller is still useful
             boss = ""
         ax.set_title(self.title or (", ".join(self.topics) + boss), fontsize=10)
@@ -147,7 +156,8 @@ class ReplicaMap(LiveView):
 
 
 def _row_label(state: ReplicaState, topics: int) -> str:
-    return f"{state.topic}-{state.partition}" if topics > 1 else f"partition {state.partition}"
+    return f"{state.topic}-{state.partition}" if topics > 1 else _("partition {partition}").format(
+        partition=state.partition)
 
 
 def _mark(ax, x: float, y: float, role: str) -> None:
@@ -189,10 +199,11 @@ class IsrTimeline(LiveView):
     def changes(self) -> list[str]:
         """One line per sample where leader, epoch or ISR changed (and per labelled sample)."""
         lines, last = [], None
-        for t, label, s, _ in self.samples:
+        for t, label, s, _live in self.samples:
             key = (s.leader, s.leader_epoch, s.isr)
             if key != last or label:
-                lines.append(f"{t:5.1f}s  leader {s.leader:>2}  epoch {s.leader_epoch}  in sync {list(s.isr)}"
+                lines.append(_("{time:5.1f}s  leader {leader:>2}  epoch {epoch}  in sync {isr}").format(
+                    time=t, leader=s.leader, epoch=s.leader_epoch, isr=list(s.isr))
                              + (f"   <- {label}" if label else ""))
             last = key
         return lines
@@ -208,17 +219,17 @@ class IsrTimeline(LiveView):
                 role = state.role(broker, live)
                 if role:
                     ax.broken_barh([(t, until - t)], (row - 0.35, 0.7), color=ROLE_COLOURS[role])
-        for t, label in _merged_labels([(t, label) for t, label, *_ in self.samples if label], end):
+        for t, label in _merged_labels([(t, label) for t, label, *_rest in self.samples if label], end):
             ax.axvline(t, color="black", linewidth=0.8, linestyle=":")
             ax.annotate(label, (t, 1.0), xycoords=("data", "axes fraction"), xytext=(2, 4),
                         textcoords="offset points", rotation=20, fontsize=8, va="bottom")
-        ax.set_yticks(range(len(brokers)), [f"broker {b}" for b in brokers])
+        ax.set_yticks(range(len(brokers)), [_("broker {broker}").format(broker=b) for b in brokers])
         ax.set_ylim(len(brokers) - 0.5, -0.5)
         ax.set_xlim(0, end)
-        ax.set_xlabel("seconds")
-        handles = [Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()]
+        ax.set_xlabel(_("seconds"))
+        handles = [Patch(color=c, label=role_name(r)) for r, c in ROLE_COLOURS.items()]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-        ax.set_title(f"replicas of {self.topic}-{self.partition}",
+        ax.set_title(_("replicas of {topic}-{partition}").format(topic=self.topic, partition=self.partition),
                      pad=40 if any(label for _, label, *_ in self.samples) else 6)
         return fig
 
@@ -228,7 +239,7 @@ def _merged_labels(labels: list[tuple[float, str]], span: float) -> list[tuple[f
     merged: list[tuple[float, str]] = []
     for t, label in labels:
         if merged and t - merged[-1][0] < 0.04 * span:
-            merged[-1] = (merged[-1][0], f"{merged[-1][1]}, then {label}")
+            merged[-1] = (merged[-1][0], _("{first}, then {then}").format(first=merged[-1][1], then=label))
         else:
             merged.append((t, label))
     return merged

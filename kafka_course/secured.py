@@ -30,6 +30,7 @@ from pathlib import Path
 from .client_logs import client_log
 from .connection import current_bootstrap, embedded_at
 from .handle import MinikafkaOnly, compose_running
+from .i18n import _
 from .preflight import tcp_error
 from .wiretap import WireTap
 
@@ -114,21 +115,24 @@ class SecuredCluster:
 _embedded: SecuredCluster | None = None
 
 
-def secured_cluster(what: str = "This cell") -> SecuredCluster | None:
-    """The secured cluster next to the course's cluster, or ``None`` after a sentence saying why."""
+def secured_cluster(what: str | None = None) -> SecuredCluster | None:
+    """The secured cluster next to the course's cluster, or ``None`` after a sentence saying why
+    (``what``: the caller's words for what is skipped, "This cell" in the course's language by default)."""
     servers = current_bootstrap()
+    what = what or _("This cell")
     if embedded_at(servers) is not None:
         return _start_embedded()
     host, port = COMPOSE_LISTENERS["SASL_SSL"].rsplit(":", 1)
     if compose_running() and tcp_error(host, int(port)) is None:
         if not (COMPOSE_CERTS / "ca.pem").exists():
-            print(f"{what} needs {COMPOSE_CERTS / 'ca.pem'}, the CA the compose file's kafka-secure service uses: "
-                  "run `python -m kafka_course.secured` before `docker compose --profile security up -d`.")
+            print(_("{what} needs {ca}, the CA the compose file's kafka-secure service uses: run `python -m "
+                    "kafka_course.secured` before `docker compose --profile security up -d`.").format(
+                        what=what, ca=COMPOSE_CERTS / "ca.pem"))
             return None
         return SecuredCluster(dict(COMPOSE_LISTENERS), COMPOSE_CERTS / "ca.pem", "docker compose")
-    print(f"{what} changes a cluster's logins and ACLs, so it runs only on a cluster made for it: the embedded "
-          f"minikafka's secured twin, or the compose file's `security` profile (docker compose --profile security "
-          f"up -d). {servers} is neither, so it is skipped.")
+    print(_("{what} changes a cluster's logins and ACLs, so it runs only on a cluster made for it: the embedded "
+            "minikafka's secured twin, or the compose file's `security` profile (docker compose --profile security "
+            "up -d). {servers} is neither, so it is skipped.").format(what=what, servers=servers))
     return None
 
 

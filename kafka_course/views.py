@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 import matplotlib
 
 from .clients import lag, offsets, partitions_of
+from .i18n import _
 
 COLOURS = matplotlib.colormaps["tab10"].colors
 
@@ -77,17 +78,18 @@ class OffsetsView(LiveView):
     def figure(self):
         parts = offsets(self.topic, bootstrap=self.bootstrap)
         fig, ax = new_figure(8, 0.5 + 0.45 * len(parts))
-        rows = [f"partition {o.partition}" for o in parts]
-        ax.barh(rows, [o.log_start_offset for o in parts], color="lightgrey", label="deleted (below log start)")
+        rows = [_("partition {partition}").format(partition=o.partition) for o in parts]
+        ax.barh(rows, [o.log_start_offset for o in parts], color="lightgrey", label=_("deleted (below log start)"))
         ax.barh(rows, [o.records for o in parts], left=[o.log_start_offset for o in parts],
-                color=COLOURS[0], label="stored records")
+                color=COLOURS[0], label=_("stored records"))
         top = max([o.high_watermark for o in parts] + [1])
         for row, o in zip(rows, parts):
             ax.text(o.high_watermark + top * 0.01, row, f"{o.log_start_offset}..{o.high_watermark}", va="center")
         ax.set_xlim(0, top * 1.2)
         ax.invert_yaxis()
-        ax.set_xlabel("offset (log start offset .. high watermark)")
-        ax.set_title(self.title or f"{self.topic}: {sum(o.records for o in parts)} records")
+        ax.set_xlabel(_("offset (log start offset .. high watermark)"))
+        ax.set_title(self.title or _("{topic}: {count} records").format(topic=self.topic,
+                                                                         count=sum(o.records for o in parts)))
         if any(o.log_start_offset for o in parts):
             ax.legend(loc="lower right")
         return fig
@@ -101,7 +103,7 @@ def show_offsets(topic: str, **kwargs: Any) -> None:
 # -- a group's assignment over time -------------------------------------------------------
 def _assigned(consumer: Any, topic: str) -> list[int]:
     """Partitions of ``topic`` a kafka-python or confluent-kafka consumer owns right now."""
-    for _ in range(3):  # another thread may be changing the set while we copy it
+    for _attempt in range(3):  # another thread may be changing the set while we copy it
         try:
             return sorted(tp.partition for tp in consumer.assignment() if tp.topic == topic)
         except RuntimeError:
@@ -147,7 +149,7 @@ class AssignmentTimeline(LiveView):
 
     def figure(self):
         fig, ax = new_figure(9, 0.8 + 0.4 * len(self.partitions))
-        times = [t for t, _, _ in self.samples]
+        times = [t for t, _label, _owners in self.samples]
         end = (times[-1] if times else 0) + max(0.5, 0.05 * (times[-1] if times else 1))
         for i, (t, label, owners) in enumerate(self.samples):
             until = times[i + 1] if i + 1 < len(times) else end
@@ -158,15 +160,16 @@ class AssignmentTimeline(LiveView):
                 ax.axvline(t, color="black", linewidth=0.8, linestyle=":")
                 ax.annotate(label, (t, 1.0), xycoords=("data", "axes fraction"), xytext=(2, 4),
                             textcoords="offset points", rotation=25, fontsize=8, va="bottom")
-        ax.set_yticks(self.partitions, [f"partition {p}" for p in self.partitions])
+        ax.set_yticks(self.partitions, [_("partition {partition}").format(partition=p) for p in self.partitions])
         ax.set_ylim(-0.6, len(self.partitions) - 0.4)
         ax.invert_yaxis()
         ax.set_xlim(0, end)
-        ax.set_xlabel("seconds (white: no member owns the partition, e.g. during a rebalance)")
+        ax.set_xlabel(_("seconds (white: no member owns the partition, e.g. during a rebalance)"))
         handles = [matplotlib.patches.Patch(color=c, label=m) for m, c in self._colour.items()]
         if handles:
             ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1))
-        ax.set_title(f"who owns which partition of {self.topic}", pad=40 if any(s[1] for s in self.samples) else 6)
+        ax.set_title(_("who owns which partition of {topic}").format(topic=self.topic),
+                     pad=40 if any(s[1] for s in self.samples) else 6)
         return fig
 
     def table(self) -> str:
@@ -180,7 +183,7 @@ class AssignmentTimeline(LiveView):
     def explore(self) -> None:
         """A slider to step through the samples (printed text when there is no notebook)."""
         if not self.samples:
-            print("No samples yet: call record() first.")
+            print(_("No samples yet: call record() first."))
             return
         if not _in_kernel():
             print(self.table())
@@ -188,10 +191,10 @@ class AssignmentTimeline(LiveView):
         import ipywidgets as widgets
         from IPython.display import display
         slider = widgets.IntSlider(value=len(self.samples) - 1, min=0, max=len(self.samples) - 1,
-                                   description="sample", continuous_update=True)
+                                   description=_("sample"), continuous_update=True)
         board = widgets.HTML(self._html(slider.value))
         slider.observe(lambda change: setattr(board, "value", self._html(change["new"])), names="value")
-        print(f"{len(self.samples)} samples; drag the slider to replay them.")
+        print(_("{count} samples; drag the slider to replay them.").format(count=len(self.samples)))
         display(widgets.VBox([slider, board]))
 
     def _html(self, i: int) -> str:
@@ -223,15 +226,16 @@ class LagTimeline(LiveView):
 
     def figure(self):
         fig, ax = new_figure(8, 3.2)
-        times = [t for t, _ in self.samples]
-        partitions = sorted({p for _, lags in self.samples for p in lags})
+        times = [t for t, _lags in self.samples]
+        partitions = sorted({p for _t, lags in self.samples for p in lags})
         for p in partitions:
-            ax.plot(times, [lags.get(p, 0) for _, lags in self.samples], marker=".", label=f"partition {p}",
-                    color=COLOURS[p % len(COLOURS)])
-        ax.plot(times, [sum(lags.values()) for _, lags in self.samples], color="black", linewidth=2, label="total")
-        ax.set_xlabel("seconds")
-        ax.set_ylabel("lag (records)")
+            ax.plot(times, [lags.get(p, 0) for _t, lags in self.samples], marker=".",
+                    label=_("partition {partition}").format(partition=p), color=COLOURS[p % len(COLOURS)])
+        ax.plot(times, [sum(lags.values()) for _t, lags in self.samples], color="black", linewidth=2,
+                label=_("total"))
+        ax.set_xlabel(_("seconds"))
+        ax.set_ylabel(_("lag (records)"))
         ax.set_ylim(bottom=0)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
-        ax.set_title(f"lag of group {self.group} on {self.topic}")
+        ax.set_title(_("lag of group {group} on {topic}").format(group=self.group, topic=self.topic))
         return fig
