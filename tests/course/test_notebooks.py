@@ -5,12 +5,14 @@
 - Every notebook and every lab solution passes nbval in lax mode (cells must run without
   error; outputs are compared only in cells tagged ``nbval-check-output``).
 - Every notebook and lab solution runs again through papermill with other parameters, to
-  its end (exit 0: errors shown on purpose are caught by ``course.expect_error``) and
-  without librdkafka's log lines in the cells' output.
-- The notebooks that show errors on purpose run under `jupyter nbconvert --execute` with exit 0
-  (each error one line); tests/course/test_jupyterlab.py runs every notebook and lab solution
-  with Run All, and tests/course/test_any_cluster.py runs them with nbconvert against a
-  cluster outside the kernel.
+  its end (exit 0: errors shown on purpose are caught by ``course.expect_error``), without
+  librdkafka's log lines in the cells' output, and against a cluster outside the kernel:
+  tests/course/test_any_cluster.py (one run proves both, where two cost CI a run of everything).
+- The lab solutions and the notebooks that show errors on purpose run under
+  `jupyter nbconvert --execute` with exit 0 (each error one line); the deck build
+  (tests/slides) runs every lesson with nbclient, the engine behind nbconvert, and fails on an
+  error that escapes a cell; tests/course/test_jupyterlab.py runs every notebook and lab
+  solution with Run All.
 - Every lab starter, untouched, fails in its check cell with ``CheckFailed``: the check
   really checks something.
 
@@ -152,24 +154,6 @@ def other_parameters(path: Path) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE, ids=name)
-def test_runs_with_other_parameters(path, tmp_path, kernel_env):
-    import papermill
-    params = other_parameters(path)
-    assert params, f"{name(path)} has no size parameters to vary"
-    started = time.monotonic()
-    # No error on purpose escapes a cell (they are shown by course.expect_error), so papermill,
-    # which stops at the first error, runs every notebook to its end with exit 0.
-    papermill.execute_notebook(str(path), str(tmp_path / path.name), parameters=params, kernel_name="python3",
-                               cwd=str(path.parent), progress_bar=False, execution_timeout=120)
-    executed = nbformat.read(tmp_path / path.name, as_version=4)
-    noisy = [line for c in code_cells(executed) for o in c.outputs if o.get("name") == "stderr"
-             for line in o.text.splitlines() if "|FAIL|" in line or line.startswith("%")]
-    assert not noisy, f"librdkafka wrote to {name(path)}'s cell output: {noisy[:3]}"
-    print(f"{name(path)} with {params}: papermill {time.monotonic() - started:.1f} s")
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("path", STARTERS, ids=name)
 def test_untouched_starter_fails_its_check(path, tmp_path, kernel_env):
     """A check that passes on the starter checks nothing; it must fail, and in the check cell."""
@@ -254,7 +238,7 @@ ERRORS_ON_PURPOSE = {"03-producers.ipynb": "MSG_SIZE_TOO_LARGE", "05-brokers-and
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in ERRORS_ON_PURPOSE], ids=name)
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in ERRORS_ON_PURPOSE] + SOLUTIONS, ids=name)
 def test_runs_under_nbconvert_execute(path, tmp_path, kernel_env):
     done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                            "--ExecutePreprocessor.timeout=120", "--output-dir", str(tmp_path), path.name],
