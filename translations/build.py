@@ -23,6 +23,13 @@ translation marked fuzzy, with the English it was made from, until a translator 
 it and removes the flag. The build refuses catalogs with missing or fuzzy entries, and the
 tests fail on them, so a translated notebook never silently drifts from its source.
 Adding a language is a new folder of catalogs (and ``kafka_course/locales/<lang>.po``).
+
+Markdown documents go through the same steps (``translations/docs.py``: one entry per block):
+the instructor guide and the course part of the README::
+
+    translations/es/docs/instructor-guide.po -> docs/es/instructor-guide.md
+    translations/es/README.po                -> README.es.md
+    python -m translations.build add es docs/instructor-guide.md   # build/check take documents too
 """
 
 from __future__ import annotations
@@ -68,8 +75,14 @@ def languages() -> list[str]:
 
 
 def pairs(lang: str) -> list[Pair]:
-    """Every catalog of ``lang``, with the English notebook it translates and the file it builds."""
-    return pairs_for(lang, sorted((HERE / lang).rglob("*.po")))
+    """Every notebook catalog of ``lang`` (``notebooks/``, ``labs/``), with the English notebook it
+    translates and the file it builds. The documents' catalogs are ``translations.docs``'s."""
+    return pairs_for(lang, sorted(p for folder in ("notebooks", "labs") for p in (HERE / lang / folder).rglob("*.po")))
+
+
+def _docs():
+    from translations import docs  # docs builds on this module
+    return docs
 
 
 def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
@@ -153,6 +166,8 @@ def previous_ids(path: Path) -> dict[str, str]:
 
 def update(pair: Pair) -> list[str]:
     """Bring the catalog in line with its source: new cells added, changed ones fuzzy, gone ones dropped."""
+    if not isinstance(pair, Pair):
+        return _docs().update(pair)
     _, cells = _cells(pair.source)
     old = load(pair.catalog) if pair.catalog.exists() else Catalog(locale=pair.lang)
     by_context = {m.context: m for m in old if m.id}
@@ -203,24 +218,33 @@ def package_catalog(lang: str) -> Path:
 
 
 def update_package(lang: str) -> list[str]:
-    path = package_catalog(lang)
-    old = {m.id: m for m in load(path) if m.id} if path.exists() else {}
-    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
-    for text in package_messages():
-        before = old.get(text)
-        fresh.add(text, before.string if before else "", flags=before.flags if before else ())
-    save(fresh, path)
-    gone = sorted(set(old) - set(package_messages()))
-    return [f"{path.relative_to(REPO)}: {len(gone)} sentence(s) no longer used, dropped"] if gone else []
+    return update_sentences(lang, package_catalog(lang), package_messages())
 
 
 def package_problems(lang: str) -> list[str]:
-    path = package_catalog(lang)
+    return sentence_problems(lang, package_catalog(lang), package_messages())
+
+
+# -- catalogs of sentences keyed by their English (the package's) ----------------------------------
+def update_sentences(lang: str, path: Path, messages: list[str]) -> list[str]:
+    """New sentences added with an empty translation, the others kept, the unused dropped."""
+    old = {m.id: m for m in load(path) if m.id} if path.exists() else {}
+    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    for text in messages:
+        before = old.get(text)
+        fresh.add(text, before.string if before else "", flags=before.flags if before else ())
+    save(fresh, path)
+    gone = sorted(set(old) - set(messages))
+    return [f"{path.relative_to(REPO)}: {len(gone)} sentence(s) no longer used, dropped"] if gone else []
+
+
+def sentence_problems(lang: str, path: Path, messages: list[str]) -> list[str]:
+    """Missing, fuzzy or unused sentences, and translations with other placeholders."""
     if not path.exists():
         return [f"{path.relative_to(REPO)} is missing: run `python -m translations.build update`"]
     entries = {m.id: m for m in load(path) if m.id}
     found = []
-    for text in package_messages():
+    for text in messages:
         entry = entries.get(text)
         if entry is None or not entry.string:
             found.append(f"{path.relative_to(REPO)}: no {lang} translation of {text!r}")
@@ -228,13 +252,15 @@ def package_problems(lang: str) -> list[str]:
             found.append(f"{path.relative_to(REPO)}: {text!r} is marked fuzzy")
         elif sorted(re.findall(r"{[^{}]*}", text)) != sorted(re.findall(r"{[^{}]*}", entry.string)):
             found.append(f"{path.relative_to(REPO)}: the translation of {text!r} has other placeholders")
-    unused = sorted(set(entries) - set(package_messages()))
+    unused = sorted(set(entries) - set(messages))
     found += [f"{path.relative_to(REPO)}: {t!r} is no longer used" for t in unused]
     return found
 
 
 def problems(pair: Pair) -> list[str]:
-    """What keeps this catalog from building the translated notebook as its source is now."""
+    """What keeps this catalog from building the translated notebook (or document) as its source is now."""
+    if not isinstance(pair, Pair):
+        return _docs().problems(pair)
     if not pair.source.exists():
         return [f"{pair.catalog.relative_to(REPO)} translates {pair.name}, which does not exist"]
     _, cells = _cells(pair.source)
@@ -269,13 +295,20 @@ def translated(pair: Pair):
 
 
 def rendered(pair: Pair) -> str:
+    if not isinstance(pair, Pair):
+        return _docs().rendered(pair)
     return nbformat.writes(translated(pair)) + "\n"
+
+
+def everything(lang: str) -> list:
+    """Every notebook and document ``lang`` has a catalog for."""
+    return pairs(lang) + _docs().documents(lang)
 
 
 def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]:
     written = []
     for each in languages() if lang is None else [lang]:
-        for pair in pairs(each) if only is None else only:
+        for pair in everything(each) if only is None else only:
             found = problems(pair)
             if found:
                 raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
@@ -288,13 +321,13 @@ def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]
 def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
     """Every problem: missing or stale entries, and committed notebooks that differ from the build.
 
-    With ``only``, just those notebooks (the package's sentences are left out).
+    With ``only``, just those notebooks or documents (the package's sentences are left out).
     """
     found = []
     for each in languages() if lang is None else [lang]:
         if only is None:
             found += package_problems(each)
-        for pair in pairs(each) if only is None else only:
+        for pair in everything(each) if only is None else only:
             trouble = problems(pair)
             found += trouble
             if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
@@ -306,8 +339,9 @@ def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m translations.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", nargs="?", default="build", choices=["build", "update", "check", "add"])
-    parser.add_argument("what", nargs="*", help="a language, then English notebooks: with add, the ones to "
-                        "translate; with build or check, only these (default: every catalog)")
+    parser.add_argument("what", nargs="*", help="a language, then English notebooks or documents "
+                        "(docs/instructor-guide.md, README.md): with add, the ones to translate; with build or "
+                        "check, only these (default: every catalog)")
     parser.add_argument("--lang", help="one language (default: every folder of translations/)")
     args = parser.parse_args(argv)
     only = None
@@ -316,8 +350,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{args.action} takes a language and one or more English notebooks, "
                          "e.g. es notebooks/01-messaging-patterns.ipynb")
         args.lang, *sources = args.what
-        only = pairs_for(args.lang, [HERE / args.lang / (Path.cwd() / source).resolve().relative_to(REPO).with_suffix(".po")
-                                     for source in sources])
+        only = []
+        for source in sources:
+            relative = (Path.cwd() / source).resolve().relative_to(REPO)
+            if relative.suffix == ".md":
+                only.append(_docs().document(args.lang, str(relative)))
+            else:
+                only += pairs_for(args.lang, [HERE / args.lang / relative.with_suffix(".po")])
     if args.action == "add":
         if only is None:
             parser.error("add takes a language and one or more notebooks: add es notebooks/01-messaging-patterns.ipynb")
@@ -330,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             if only is None:
                 for line in update_package(lang):
                     print(line)
-            for pair in pairs(lang) if only is None else only:
+            for pair in everything(lang) if only is None else only:
                 for line in update(pair):
                     print(line)
         return 0
