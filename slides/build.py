@@ -15,11 +15,16 @@ Decks open offline: reveal.js comes from ``slides/node_modules`` (``npm ci`` her
 the version pinned in ``package-lock.json``; the build runs it when it is missing, unless
 ``--no-install``), every asset is copied next to the decks, images are embedded, and
 no page loads anything from the network. Diagrams come from ``slides/diagrams.py``.
+
+A translated notebook (``notebooks/es/...``) gives a deck in its language, its own words
+included (``slides/deck.py``: ``translations/<lang>/slides.po``); the index lists each
+language's decks under a heading of that language.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import shutil
@@ -87,6 +92,43 @@ def copy_assets(out: Path) -> None:
     (assets / "pygments.css").write_text(decks.pygments_css())
 
 
+# The speaker view is a page that reveal.js's notes plugin writes from inside notes.js. Its labels,
+# found by the text around them in reveal.js 5; a deck in another language loads a copy
+# (notes.<lang>.js) with them translated. A label reveal.js no longer writes is left as it is.
+N_ = decks.N_
+SPEAKER_VIEW = [
+    ('<title>reveal.js - {}</title>', N_("Speaker View")),
+    ('<span class=\\"overlay-element label\\">{}</span>', N_("Upcoming")),
+    ('<h4 class=\\"label\\">{} <span', N_("Time")),
+    (">{}<", N_("Click to Reset")),
+    (">{}<", N_("Pacing – Time to finish current slide")),
+    ('<h4 class=\\"label\\">{}</h4>', N_("Notes")),
+    ("layoutLabel.innerHTML = '{}'", N_("Layout")),
+    ("'default': '{}'", N_("Default")),
+    ("'wide': '{}'", N_("Wide")),
+    ("'tall': '{}'", N_("Tall")),
+    ("'notes-only': '{}'", N_("Notes only")),
+]
+
+
+def speaker_view(script: str, lang: str) -> str:
+    """reveal.js's notes plugin with the speaker view's labels in ``lang``."""
+    _ = decks.words(lang)
+    for around, label in SPEAKER_VIEW:
+        said = html.escape(_(label), quote=False).replace("\\", "\\\\").replace("'", "\\'").replace('"', '\\"')
+        script = script.replace(around.format(label), around.format(said))
+    return script
+
+
+def notes_plugin(out: Path, lang: str) -> str:
+    """The notes plugin a deck in ``lang`` loads (another language's is written next to reveal.js's own)."""
+    if lang == "en":
+        return "reveal/plugin/notes/notes.js"
+    name = f"reveal/plugin/notes/notes.{lang}.js"
+    (out / name).write_text(speaker_view((REVEAL / "plugin/notes/notes.js").read_text(), lang))
+    return name
+
+
 # -- notebooks ---------------------------------------------------------------------------------------
 def default_notebooks() -> list[Path]:
     """Every lesson, then the translated ones (notebooks/es/...): one deck each."""
@@ -114,10 +156,11 @@ def execute(nb, path: Path):
     return nb
 
 
-def diagram_slide(diagram: drawings.Diagram) -> decks.Slide:
-    figure = (f'<h3>{diagram.title}</h3><figure class="diagram"><img src="diagrams/{diagram.name}.svg" '
-              f'alt="{diagram.title}"><figcaption>{diagram.caption}</figcaption></figure>')
-    return decks.Slide(parts=[figure], lines=decks.MAX_LINES, heading=diagram.title)
+def diagram_slide(diagram: drawings.Diagram, lang: str = "en") -> decks.Slide:
+    title, caption = diagram.said(decks.words(lang))
+    figure = (f'<h3>{title}</h3><figure class="diagram"><img src="diagrams/{diagram.name}.svg" '
+              f'alt="{title}"><figcaption>{caption}</figcaption></figure>')
+    return decks.Slide(parts=[figure], lines=decks.MAX_LINES, heading=title)
 
 
 def place_diagrams(deck: decks.Deck, available: dict[str, drawings.Diagram]) -> list[str]:
@@ -130,12 +173,19 @@ def place_diagrams(deck: decks.Deck, available: dict[str, drawings.Diagram]) -> 
         column = next((c for c in deck.columns[1:] if re.search(pattern, c.heading, re.IGNORECASE)), None)
         if column is None:
             column = decks.Column([])
-            at = next((i for i, c in enumerate(deck.columns) if re.match(r"summary", c.heading, re.I)),
+            at = next((i for i, c in enumerate(deck.columns) if re.match(r"summary|resumen", c.heading, re.I)),
                       len(deck.columns))
             deck.columns.insert(at, column)
-        column.slides.append(diagram_slide(available[name]))
+        column.slides.append(diagram_slide(available[name], deck.lang))
         placed.append(name)
     return placed
+
+
+def templates() -> Environment:
+    """The page templates (``slides/templates``): a deck and the index."""
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    env.filters["join"] = lambda items, sep="": env.filters["safe"](sep.join(items))
+    return env
 
 
 # -- the whole build -----------------------------------------------------------------------------------
@@ -161,17 +211,17 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
         diagrams = drawings.state_machines()
     drawings.write(diagrams, out / "diagrams")
     available = {d.name: d for d in diagrams}
-    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
-    env.filters["join"] = lambda items, sep="": env.filters["safe"](sep.join(items))
+    env = templates()
     manifest = {"reveal": version, "executed": run, "decks": [], "diagrams": []}
     executed = execute_all(notebooks, jobs) if run else {}
     for path in notebooks:
         nb = executed.get(path) or decks.read_notebook(path)
         deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
         placed = place_diagrams(deck, available)
-        (out / f"{deck_name(path)}.html").write_text(env.get_template("deck.html.j2").render(deck=deck))
+        (out / f"{deck_name(path)}.html").write_text(env.get_template("deck.html.j2").render(
+            deck=deck, source=notebook_name(path), _=decks.words(deck.lang), notes=notes_plugin(out, deck.lang)))
         manifest["decks"].append({"notebook": notebook_name(path), "file": f"{deck_name(path)}.html",
-                                  "title": deck.title,
+                                  "title": deck.title, "lang": deck.lang,
                                   "columns": len(deck.columns), "slides": deck.total_slides,
                                   "notes": deck.notes, "diagrams": placed})
         print(f"  {deck_name(path)}.html: {deck.total_slides} slides, {deck.notes} with notes"
@@ -179,11 +229,19 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
     for d in diagrams:
         used_in = [x["notebook"].split("/")[-1].split("-")[0] for x in manifest["decks"] if d.name in x["diagrams"]]
         manifest["diagrams"].append({"name": d.name, "file": f"diagrams/{d.name}.svg", "title": d.title,
-                                     "caption": d.caption, "decks": used_in})
+                                     "caption": d.said()[1], "decks": used_in})
     (out / "index.html").write_text(env.get_template("index.html.j2").render(
-        decks=manifest["decks"], diagrams=manifest["diagrams"], executed=run, reveal_version=version))
+        languages=by_language(manifest["decks"]), diagrams=manifest["diagrams"], executed=run,
+        reveal_version=version))
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return manifest
+
+
+def by_language(entries: list[dict]) -> list[dict]:
+    """The index's groups: English decks first, then each language's, with that language's words."""
+    langs = sorted({e["lang"] for e in entries}, key=lambda lang: (lang != "en", lang))
+    return [{"lang": lang, "_": decks.words(lang), "decks": [e for e in entries if e["lang"] == lang]}
+            for lang in langs]
 
 
 def main(argv: list[str] | None = None) -> int:

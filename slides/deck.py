@@ -16,15 +16,25 @@ even in the middle of a markdown cell; the helper import and the ``parameters`` 
 skipped. A slide that grows too tall continues on a subslide below, a markdown cell taller
 than a slide is cut between paragraphs, and a long code cell is trimmed on its slide, so
 nothing is shrunk and nothing falls off screen.
+
+A translated notebook (``metadata.course.language``, written by ``python -m translations.build``)
+makes a deck in its language: the few words a deck adds to the notebook's own ("(continued)",
+"its output", "… 3 more lines in the notebook", the diagrams' captions, the page's labels) are
+written in English inside ``_()`` (or ``N_()`` where they are only marked, to be translated where
+they are shown) and looked up in ``translations/<lang>/slides.po``. A new language is a new
+catalog; ``python -m translations.build update`` fills it with every such word.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
@@ -45,6 +55,32 @@ _ANCHOR = re.compile(r'<a class="anchor-link" href="#[^"]*">[^<]*</a>')
 _HEADING = re.compile(r"^(#{1,3})\s+(.*)")
 _IMG = re.compile(r'<img\s[^>]*?src="([^"]+)"[^>]*>')
 _MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".svg": "image/svg+xml"}
+REPO = Path(__file__).resolve().parents[1]
+TRANSLATIONS = REPO / "translations"
+
+
+# -- the deck's own words, in the notebook's language --------------------------------------------------
+def N_(text: str) -> str:
+    """Marks an English sentence for ``translations/<lang>/slides.po``; it is translated where it is shown."""
+    return text
+
+
+@lru_cache(maxsize=None)
+def words(lang: str = "en") -> Callable[[str], str]:
+    """English -> ``lang`` for the words a deck shows that are not from its notebook
+    (every translated, non-fuzzy entry of ``translations/<lang>/slides.po``; English otherwise)."""
+    table: dict[str, str] = {}
+    path = TRANSLATIONS / lang / "slides.po"
+    if lang != "en" and path.exists():
+        from babel.messages.pofile import read_po
+        with path.open("rb") as f:
+            table = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.fuzzy}
+    return lambda text: table.get(text, text)
+
+
+def language(nb) -> str:
+    """The notebook's language: ``metadata.course.language`` of a translation, else English."""
+    return nb.metadata.get("course", {}).get("language", "en")
 
 
 @dataclass
@@ -75,6 +111,7 @@ class Deck:
     name: str  # the notebook's file name without .ipynb
     title: str
     columns: list[Column]
+    lang: str = "en"  # the notebook's language, which the deck's own words follow
 
     @property
     def total_slides(self) -> int:
@@ -103,12 +140,12 @@ def slide_type(cell) -> str:
     return "-"
 
 
-def markdown_blocks(source: str) -> list[str]:
+def markdown_blocks(source: str, lang: str = "en") -> list[str]:
     """A markdown cell cut before every heading (so a heading always starts a slide) and,
     when a piece is taller than a slide, between paragraphs (never inside a code fence)."""
     pieces: list[list[str]] = [[]]
     fenced = False
-    for line in _trim_fences(source).splitlines():
+    for line in _trim_fences(source, lang).splitlines():
         if line.lstrip().startswith("```"):
             fenced = not fenced
         if not fenced and _HEADING.match(line) and any(x.strip() for x in pieces[-1]):
@@ -121,8 +158,9 @@ def markdown_blocks(source: str) -> list[str]:
     return blocks
 
 
-def _trim_fences(source: str) -> str:
+def _trim_fences(source: str, lang: str = "en") -> str:
     """A fenced code block longer than ``CODE_LINES`` keeps its beginning on the slide."""
+    _ = words(lang)
     out: list[str] = []
     fence: list[str] | None = None
     for line in source.splitlines():
@@ -132,7 +170,8 @@ def _trim_fences(source: str) -> str:
                 out.append(line)
                 continue
             if len(fence) > CODE_LINES:
-                fence = fence[:CODE_LINES - 1] + [f"… {len(fence) - CODE_LINES + 1} more lines in the notebook"]
+                fence = fence[:CODE_LINES - 1] + [
+                    _("… {count} more lines in the notebook").format(count=len(fence) - CODE_LINES + 1)]
             out.extend(fence)
             fence = None
         if fence is not None:
@@ -185,37 +224,38 @@ def build_deck(nb: nbformat.NotebookNode, name: str, with_outputs: bool = False,
     section opens); a slide that grows too tall continues on a subslide below.
     """
     columns: list[Column] = []
+    lang = language(nb)
     for cell in nb.cells:
         kind = slide_type(cell)
         if kind == "skip" or not cell.source.strip():
             continue
         if kind == "notes":
-            _section(columns).notes.append(render_markdown(cell.source, base))
+            _section(columns).notes.append(render_markdown(cell.source, base, lang))
             continue
         if cell.cell_type == "markdown":
-            pieces = [(block, *render_block(block, base)) for block in markdown_blocks(cell.source)]
+            pieces = [(block, *render_block(block, base, lang)) for block in markdown_blocks(cell.source, lang)]
         else:
-            pieces = [("", body, lines) for body, lines in code_pieces(cell, with_outputs)]
+            pieces = [("", body, lines) for body, lines in code_pieces(cell, with_outputs, lang)]
         for n, (source, body, lines) in enumerate(pieces):
             heading = _HEADING.match(source.lstrip())
             place = kind if n == 0 else "-"
             if heading and place in ("-", "fragment"):
                 place = "subslide" if len(heading.group(1)) == 3 and columns else "slide"
-            _place(columns, place, body, lines)
+            _place(columns, place, body, lines, lang)
             slide = _current(columns)
             if heading and not slide.heading:
                 slide.heading = re.sub(r"[*_`]", "", heading.group(2)).strip()
     title = next((c.heading for c in columns if c.heading), name)
-    return Deck(name, title, columns)
+    return Deck(name, title, columns, lang)
 
 
-def _place(columns: list[Column], kind: str, body: str, lines: float) -> None:
+def _place(columns: list[Column], kind: str, body: str, lines: float, lang: str = "en") -> None:
     if kind == "slide" or not columns:
         columns.append(Column([Slide()]))
     elif kind == "subslide":
         columns[-1].slides.append(Slide(heading=_current(columns).heading))
     elif _current(columns).lines + lines > MAX_LINES and _current(columns).parts:
-        columns[-1].slides.append(_continued(columns[-1].heading))
+        columns[-1].slides.append(_continued(columns[-1].heading, lang))
     slide = _current(columns)
     slide.parts.append(f'<div class="fragment">{body}</div>' if kind == "fragment" else body)
     slide.lines += lines
@@ -228,9 +268,11 @@ def _section(columns: list[Column]) -> Slide:
     return columns[-1].slides[0]
 
 
-def _continued(heading: str) -> Slide:
+def _continued(heading: str, lang: str = "en") -> Slide:
     """A subslide for what did not fit, saying what it continues."""
-    label = f'<div class="continued">{html.escape(heading)} (continued)</div>' if heading else ""
+    _ = words(lang)
+    label = (f'<div class="continued">{_("{heading} (continued)").format(heading=html.escape(heading))}</div>'
+             if heading else "")
     return Slide(parts=[label] if label else [], lines=1, heading=heading)
 
 
@@ -244,23 +286,33 @@ def _current(columns: list[Column]) -> Slide:
 _NOTEBOOK_LINK = re.compile(r'<a href="(?![a-z]+:|/|#)([^"]+\.ipynb)"[^>]*>(.*?)</a>', re.S)
 
 
-def render_markdown(source: str, base: Path | None = None) -> str:
-    """Markdown as HTML for a deck; a link to another notebook becomes its path (the deck
-    is not next to the notebooks, and a projector audience cannot click anyway)."""
-    page = _IMG.sub(lambda m: _offline_image(m, base), _ANCHOR.sub("", markdown2html_mistune(source)))
-    return _NOTEBOOK_LINK.sub(lambda m: f"<code>notebooks/{html.unescape(m.group(1))}</code>", page)
+def render_markdown(source: str, base: Path | None = None, lang: str = "en") -> str:
+    """Markdown as HTML for a deck; a link to another notebook becomes its path from the
+    repository (the deck is not next to the notebooks, and a projector audience cannot click anyway)."""
+    page = _IMG.sub(lambda m: _offline_image(m, base, lang), _ANCHOR.sub("", markdown2html_mistune(source)))
+    return _NOTEBOOK_LINK.sub(lambda m: f"<code>{_repository_path(html.unescape(m.group(1)), base)}</code>", page)
 
 
-def _offline_image(match: re.Match, base: Path | None) -> str:
+def _repository_path(target: str, base: Path | None) -> str:
+    """``solutions/00-x.ipynb`` -> ``notebooks/solutions/00-x.ipynb``; from notebooks/es, ``notebooks/es/...``."""
+    if base is not None:
+        where = Path(os.path.normpath(base.resolve() / target))
+        if where.is_relative_to(REPO):
+            return str(where.relative_to(REPO))
+    return f"notebooks/{target}"
+
+
+def _offline_image(match: re.Match, base: Path | None, lang: str = "en") -> str:
     """Embed a local image; turn a remote one into a link, so that the deck fetches nothing."""
+    _ = words(lang)
     src = html.unescape(match.group(1))
     if src.startswith("data:"):
         return match.group(0)
     if re.match(r"^[a-z]+://", src):
-        return f'<a href="{html.escape(src)}">[image: {html.escape(src)}]</a>'
+        return f'<a href="{html.escape(src)}">{_("[image: {source}]").format(source=html.escape(src))}</a>'
     path = (base or Path.cwd()) / src
     if not path.is_file() or path.suffix.lower() not in _MIME:
-        return f"<em>[missing image: {html.escape(src)}]</em>"
+        return f"<em>{_('[missing image: {source}]').format(source=html.escape(src))}</em>"
     data = base64.b64encode(path.read_bytes()).decode()
     return match.group(0).replace(match.group(1), f"data:{_MIME[path.suffix.lower()]};base64,{data}")
 
@@ -280,74 +332,80 @@ def quiz_pieces(cell) -> list[tuple[str, float]]:
     return pieces
 
 
-def code_pieces(cell, with_outputs: bool) -> list[tuple[str, float]]:
+def code_pieces(cell, with_outputs: bool, lang: str = "en") -> list[tuple[str, float]]:
     """A code cell, then its outputs when they would not fit under it on one slide (they
     go on the slide below, as a cell's output does on a tall screen)."""
     if with_outputs and cell.source.lstrip().startswith("course.quiz(") and quiz_pieces(cell):
         return quiz_pieces(cell)
-    body, lines = render_cell(cell, False)
+    _ = words(lang)
+    body, lines = render_cell(cell, False, lang=lang)
     if not with_outputs:
         return [(body, lines)]
-    outputs = [render_output(o) for o in cell.get("outputs", [])]
+    outputs = [render_output(o, lang) for o in cell.get("outputs", [])]
     outputs = [(html_, h) for html_, h in outputs if html_]
     if lines + sum(h for _, h in outputs) <= MAX_LINES:
         return [("\n".join([body] + [h for h, _ in outputs]), lines + sum(h for _, h in outputs))]
-    label = '<div class="output-of">its output</div>'
+    label = f'<div class="output-of">{_("its output")}</div>'
     return [(body, lines)] + [((label if n == 0 else "") + html_, h + (n == 0)) for n, (html_, h) in enumerate(outputs)]
 
 
-def render_block(source: str, base: Path | None = None) -> tuple[str, float]:
+def render_block(source: str, base: Path | None = None, lang: str = "en") -> tuple[str, float]:
     """A piece of markdown's HTML and its estimated height in code lines."""
-    return f'<div class="md">{render_markdown(source, base)}</div>', markdown_height(source)
+    return f'<div class="md">{render_markdown(source, base, lang)}</div>', markdown_height(source)
 
 
-def render_cell(cell, with_outputs: bool, base: Path | None = None) -> tuple[str, float]:
+def render_cell(cell, with_outputs: bool, base: Path | None = None, lang: str = "en") -> tuple[str, float]:
     """The cell's HTML and its height in code lines (to decide when a slide is full).
 
     A code cell longer than ``CODE_LINES`` shows its beginning and says how much more the
     notebook holds: on a projector, a long cell is read in the notebook, not on a slide."""
     if cell.cell_type == "markdown":
-        return render_block(cell.source, base)
+        return render_block(cell.source, base, lang)
+    _ = words(lang)
     source = cell.source.rstrip("\n").split("\n")
     if len(source) > CODE_LINES:
-        source = source[:CODE_LINES - 1] + [f"# … {len(source) - CODE_LINES + 1} more lines in the notebook"]
+        source = source[:CODE_LINES - 1] + [
+            "# " + _("… {count} more lines in the notebook").format(count=len(source) - CODE_LINES + 1)]
     code = highlight("\n".join(source), PythonLexer(), HtmlFormatter(cssclass="highlight"))
     parts, lines = [f'<div class="code">{code}</div>'], len(source) + 0.8
     if with_outputs:
         for output in cell.get("outputs", []):
-            rendered, height = render_output(output)
+            rendered, height = render_output(output, lang)
             parts.append(rendered)
             lines += height
     return "\n".join(parts), lines
 
 
-def render_output(output) -> tuple[str, float]:
+def render_output(output, lang: str = "en") -> tuple[str, float]:
+    _ = words(lang)
     kind = output.output_type
     if kind == "stream":
-        return _pre(output.text, "output" if output.name == "stdout" else "output stderr")
+        return _pre(output.text, "output" if output.name == "stdout" else "output stderr", lang)
     if kind == "error":
-        return _pre(f"{output.ename}: {output.evalue}", "output error")
+        return _pre(f"{output.ename}: {output.evalue}", "output error", lang)
     data = output.get("data", {})
     if "application/vnd.jupyter.widget-view+json" in data:
         return "", 0  # a live widget: nothing to show without a kernel (its text/plain is its repr)
     if "image/png" in data:
         png = data["image/png"].replace("\n", "")
         base64.b64decode(png, validate=True)  # embedded, never fetched: decks stay offline
-        return f'<img class="output-image" src="data:image/png;base64,{png}" alt="figure">', 12.5
+        return f'<img class="output-image" src="data:image/png;base64,{png}" alt="{_("figure")}">', 12.5
     if "image/svg+xml" in data:
         return f'<div class="output-image">{data["image/svg+xml"]}</div>', 12.5
     if "text/html" in data and "<script" not in data["text/html"]:
         rows = data["text/html"].count("<tr") + data["text/html"].count("<li") + data["text/html"].count("<p")
         return f'<div class="output-html">{data["text/html"]}</div>', 0.9 * rows + 1
     if "text/plain" in data:
-        return _pre(data["text/plain"], "output")
+        return _pre(data["text/plain"], "output", lang)
     return "", 0
 
 
-def _pre(text: str, css: str) -> tuple[str, float]:
+def _pre(text: str, css: str, lang: str = "en") -> tuple[str, float]:
+    _ = words(lang)
     lines = _ANSI.sub("", text).rstrip("\n").splitlines()
     if len(lines) > OUTPUT_LINES:
-        lines = lines[:OUTPUT_LINES] + [f"… ({len(lines) - OUTPUT_LINES} more lines in the notebook)"]
+        lines = lines[:OUTPUT_LINES] + [
+            _("… ({count} more lines in the notebook)").format(count=len(lines) - OUTPUT_LINES)]
     return f'<pre class="{css}">{html.escape(chr(10).join(lines))}</pre>', len(lines) + 0.6
 
 

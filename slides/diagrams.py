@@ -20,19 +20,25 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
+from .deck import N_
 from .svg import INK, LIGHT, MUTED, PALETTE, Canvas
 
 
 @dataclass(frozen=True)
 class Diagram:
     name: str  # file name without .svg
-    title: str
-    caption: str
+    title: str  # English, marked with N_(): a deck in another language shows its translation
+    caption: str  # English, with {placeholders} filled from ``values``
     svg: str
+    values: dict = field(default_factory=dict)
+
+    def said(self, _: Callable[[str], str] = str) -> tuple[str, str]:
+        """The title and the caption in the language of ``_`` (a deck's ``words()``)."""
+        return _(self.title), _(self.caption).format(**self.values)
 
 
 # -- state machines, from the broker's tables -----------------------------------------------------
@@ -88,18 +94,19 @@ def transition_table_svg(transitions: Iterable[tuple]) -> str:
 
 def state_machine(name: str, title: str, module: str, transitions, initial, final) -> Diagram:
     svg = render_dot(state_machine_dot(transitions, initial, final))
-    how = "laid out by Graphviz" if svg else "listed (install Graphviz for the graph)"
-    return Diagram(name, title, f"All {len(transitions)} rows of {module}.TRANSITIONS, {how}.",
-                   svg or transition_table_svg(transitions))
+    caption = (N_("All {rows} rows of {module}.TRANSITIONS, laid out by Graphviz.") if svg else
+               N_("All {rows} rows of {module}.TRANSITIONS, listed (install Graphviz for the graph)."))
+    return Diagram(name, title, caption, svg or transition_table_svg(transitions),
+                   {"rows": len(transitions), "module": module})
 
 
 def state_machines() -> list[Diagram]:
     from minikafka.groups import states as groups
     from minikafka.transactions import states as txn
     return [
-        state_machine("group-states", "Consumer group states", "minikafka.groups.states",
+        state_machine("group-states", N_("Consumer group states"), "minikafka.groups.states",
                       groups.TRANSITIONS, groups.GroupState.EMPTY, groups.GroupState.DEAD),
-        state_machine("transaction-states", "Transaction states", "minikafka.transactions.states",
+        state_machine("transaction-states", N_("Transaction states"), "minikafka.transactions.states",
                       txn.TRANSITIONS, txn.TxnState.EMPTY, txn.TxnState.DEAD),
     ]
 
@@ -211,8 +218,8 @@ def live_diagrams() -> list[Diagram]:
         producer.flush(15)
         records = [(m.partition(), m.offset(), m.key().decode()) for m in read_to_end(bootstrap, "orders")]
         ends = {p: 1 + max([o for q, o, _ in records if q == p], default=-1) for p in range(3)}
-        partitions = Diagram("partitions", "Partitions, offsets and keys",
-                             "Where 14 keyed records landed in a live 3-partition topic: same key, same partition.",
+        partitions = Diagram("partitions", N_("Partitions, offsets and keys"),
+                             N_("Where 14 keyed records landed in a live 3-partition topic: same key, same partition."),
                              partitions_svg("orders", records, ends))
         groups = _group_diagram(bootstrap)
         replication = _replication_diagram(cluster, producer)
@@ -235,9 +242,9 @@ def _replication_diagram(cluster, producer) -> Diagram:
     leos_after.update({k: v for k, v in leos_before.items() if k[1] == 2})  # what broker 2 had when it stopped
     svg = replication_svg("orders", [("all three brokers up", before, leos_before, set()),
                                      ("broker 2 stopped, 6 more records", after, leos_after, {2})])
-    return Diagram("replication", "Leaders, followers and the ISR",
-                   "A live cluster before and after a broker stops: leadership moves to an in-sync "
-                   "follower, the ISR shrinks, the stopped replica falls behind.", svg)
+    return Diagram("replication", N_("Leaders, followers and the ISR"),
+                   N_("A live cluster before and after a broker stops: leadership moves to an in-sync "
+                      "follower, the ISR shrinks, the stopped replica falls behind."), svg)
 
 
 def _group_diagram(bootstrap: str, timeout: float = 20) -> Diagram:
@@ -266,8 +273,8 @@ def _group_diagram(bootstrap: str, timeout: float = 20) -> Diagram:
         consumer.close()
     owned = {g: {m.client_id: sorted(tp.partition for tp in m.assignment.topic_partitions)
                  for m in sorted(d.members, key=lambda m: m.client_id)} for g, d in described.items()}
-    return Diagram("consumer-groups", "Consumer groups share partitions",
-                   "Two groups on a live 4-partition topic, as the group coordinator describes them.",
+    return Diagram("consumer-groups", N_("Consumer groups share partitions"),
+                   N_("Two groups on a live 4-partition topic, as the group coordinator describes them."),
                    groups_svg("clicks", [0, 1, 2, 3], owned))
 
 
@@ -287,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     diagrams = all_diagrams(live="--no-live" not in args)
     write(diagrams, out)
     for diagram in diagrams:
-        print(f"{out / diagram.name}.svg  {diagram.title}: {diagram.caption}")
+        print(f"{out / diagram.name}.svg  {': '.join(diagram.said())}")
     return 0
 
 

@@ -30,6 +30,10 @@ the instructor guide and the course part of the README::
     translations/es/docs/instructor-guide.po -> docs/es/instructor-guide.md
     translations/es/README.po                -> README.es.md
     python -m translations.build add es docs/instructor-guide.md   # build/check take documents too
+
+and the few words the decks show that are not from a notebook ("(continued)", the index's
+labels, the diagrams' captions) come from ``translations/<lang>/slides.po``, filled from every
+``_("...")`` and ``N_("...")`` in ``slides/`` as the package's sentences are from ``kafka_course``.
 """
 
 from __future__ import annotations
@@ -225,7 +229,43 @@ def package_problems(lang: str) -> list[str]:
     return sentence_problems(lang, package_catalog(lang), package_messages())
 
 
-# -- catalogs of sentences keyed by their English (the package's) ----------------------------------
+# -- the decks' own words (slides/: "(continued)", the index's labels, the diagrams' captions) -----------
+SLIDES = REPO / "slides"
+
+
+def slides_messages() -> list[str]:
+    """Every literal passed to ``_()`` or ``N_()`` in slides/*.py and its templates (in a stable order)."""
+    import ast
+    found: dict[str, None] = {}
+    for path in sorted(SLIDES.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.setdefault(node.args[0].value)
+    for path in sorted((SLIDES / "templates").glob("*.j2")):
+        for text in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', path.read_text()):
+            found.setdefault(text.replace('\\"', '"'))
+    return list(found)
+
+
+def slides_catalog(lang: str) -> Path:
+    return HERE / lang / "slides.po"
+
+
+def slides_problems(lang: str) -> list[str]:
+    """A language with decks (notebooks/<lang>/) needs every word of the decks."""
+    if not slides_catalog(lang).exists() and not any((REPO / "notebooks" / lang).glob("*.ipynb")):
+        return []
+    return sentence_problems(lang, slides_catalog(lang), slides_messages())
+
+
+def update_slides(lang: str) -> list[str]:
+    if not slides_catalog(lang).exists() and not any((REPO / "notebooks" / lang).glob("*.ipynb")):
+        return []
+    return update_sentences(lang, slides_catalog(lang), slides_messages())
+
+
+# -- catalogs of sentences keyed by their English (the package's, the decks') -------------------------
 def update_sentences(lang: str, path: Path, messages: list[str]) -> list[str]:
     """New sentences added with an empty translation, the others kept, the unused dropped."""
     old = {m.id: m for m in load(path) if m.id} if path.exists() else {}
@@ -321,12 +361,12 @@ def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]
 def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
     """Every problem: missing or stale entries, and committed notebooks that differ from the build.
 
-    With ``only``, just those notebooks or documents (the package's sentences are left out).
+    With ``only``, just those notebooks or documents (the package's and the decks' sentences are left out).
     """
     found = []
     for each in languages() if lang is None else [lang]:
         if only is None:
-            found += package_problems(each)
+            found += package_problems(each) + slides_problems(each)
         for pair in everything(each) if only is None else only:
             trouble = problems(pair)
             found += trouble
@@ -367,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "update":
         for lang in languages() if args.lang is None else [args.lang]:
             if only is None:
-                for line in update_package(lang):
+                for line in update_package(lang) + update_slides(lang):
                     print(line)
             for pair in everything(lang) if only is None else only:
                 for line in update(pair):
