@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import struct
 
 import pytest
@@ -14,10 +13,22 @@ from minikafka import records
 from tests.rawclient import RawClient
 
 
-@functools.lru_cache(maxsize=None)
+_admins: dict[str, AdminClient] = {}
+
+
+@pytest.fixture(autouse=True)
+def _admin_clients_end_with_the_test():
+    """A confluent AdminClient must outlive the futures it returns, but not its cluster: one
+    kept after the test goes on reconnecting to a stopped broker and holds its descriptors."""
+    yield
+    _admins.clear()
+
+
 def admin(bootstrap):
-    """One client per cluster: a confluent AdminClient must outlive the futures it returns."""
-    return AdminClient({"bootstrap.servers": bootstrap})
+    """One client per cluster, for the length of one test."""
+    if bootstrap not in _admins:
+        _admins[bootstrap] = AdminClient({"bootstrap.servers": bootstrap})
+    return _admins[bootstrap]
 
 
 def create_error(bootstrap, *topics) -> int:

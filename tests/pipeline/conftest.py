@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
+
+# foreachBatch runs through py4j's callback server, which watches its socket with select():
+# select() cannot take a descriptor above 1023, and a worker that has run a few hundred
+# tests before its first Spark test can be past that (CI failed twice on "filedescriptor
+# out of range in select()"). Descriptors are handed out lowest first, so a few taken while
+# the worker is young are given back just before the callback server opens its socket.
+_KEPT_LOW = [os.open(os.devnull, os.O_RDONLY) for _ in range(8)]
 
 
 @pytest.fixture(scope="session")
 def spark():
     if shutil.which("java") is None:
         pytest.skip("Spark needs Java 17 (java is not on the PATH)")
+    from pyspark.java_gateway import ensure_callback_server_started
+
     from kafka_course.spark import local_session
     session = local_session("kafka-hands-on-tests")
+    while _KEPT_LOW:
+        os.close(_KEPT_LOW.pop())
+    ensure_callback_server_started(session.sparkContext._gateway)
+    assert session.sparkContext._gateway._callback_server.server_socket.fileno() < 1024
     yield session
     session.stop()
 
