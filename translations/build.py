@@ -145,7 +145,12 @@ def save(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     out = io.BytesIO()
     write_po(out, catalog, width=0, omit_header=False, sort_output=False, include_previous=True)
-    path.write_bytes(out.getvalue())
+    text = out.getvalue()
+    if path.exists():  # keep the header a catalog already has: a new date or Babel version is no change
+        old_header, _, _ = path.read_bytes().partition(b"\n\n")
+        _, _, entries = text.partition(b"\n\n")
+        text = old_header + b"\n\n" + entries
+    path.write_bytes(text)
 
 
 def previous_ids(path: Path) -> dict[str, str]:
