@@ -146,8 +146,16 @@ def deck_name(path: Path) -> str:
     return notebook_name(path).removesuffix(".ipynb").replace("/", "-")
 
 
+def escaped_errors(nb) -> list[str]:
+    """The errors that escaped a cell (an error shown on purpose is caught, not one of these)."""
+    return [f"cell {n}: {o.get('ename')}: {o.get('evalue', '')[:200]}"
+            for n, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+
+
 def execute(nb, path: Path):
-    """Run the notebook in a fresh kernel, as a learner would, keeping going past errors."""
+    """Run the notebook in a fresh kernel with nbclient (the engine of ``jupyter nbconvert
+    --execute``), as a learner would, keeping going past errors; the manifest lists them."""
     from nbclient import NotebookClient
     started = time.monotonic()
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
@@ -223,7 +231,8 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
         manifest["decks"].append({"notebook": notebook_name(path), "file": f"{deck_name(path)}.html",
                                   "title": deck.title, "lang": deck.lang,
                                   "columns": len(deck.columns), "slides": deck.total_slides,
-                                  "notes": deck.notes, "diagrams": placed})
+                                  "notes": deck.notes, "diagrams": placed,
+                                  "errors": escaped_errors(nb) if run else []})
         print(f"  {deck_name(path)}.html: {deck.total_slides} slides, {deck.notes} with notes"
               + (f", diagrams {', '.join(placed)}" if placed else ""))
     for d in diagrams:
