@@ -309,20 +309,27 @@ def problems(pair: Pair) -> list[str]:
     if not pair.source.exists():
         return [f"{pair.catalog.relative_to(REPO)} translates {pair.name}, which does not exist"]
     _, cells = _cells(pair.source)
-    by_context = {m.context: m for m in load(pair.catalog) if m.id}
+    return entry_problems(pair.name, pair.lang, pair.catalog,
+                          [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
+
+
+def entry_problems(name: str, lang: str, catalog: Path, units: list[tuple[str, str, str]], noun: str) -> list[str]:
+    """Missing, stale, fuzzy and leftover entries of ``catalog`` for the source's translatable
+    units, each ``(context, what it is, its English)``; ``noun`` names a leftover one."""
+    by_context = {m.context: m for m in load(catalog) if m.id}
     found = []
-    for cell in cells:
-        entry = by_context.get(cell.id)
-        where = f"{pair.name}, {cell.cell_type} cell {cell.id}"
+    for context, kind, text in units:
+        entry = by_context.get(context)
+        where = f"{name}, {kind} {context}"
         if entry is None or not entry.string:
-            found.append(f"{where}: no {pair.lang} translation")
-        elif entry.id != cell.source:
+            found.append(f"{where}: no {lang} translation")
+        elif entry.id != text:
             found.append(f"{where}: stale (the English changed after it was translated); run "
                          "`python -m translations.build update` and translate it again")
         elif entry.fuzzy:
             found.append(f"{where}: marked fuzzy; check the translation and remove the flag")
-    extra = set(by_context) - {c.id for c in cells}
-    found += [f"{pair.name}: the catalog has cell {e}, which the source no longer has" for e in sorted(extra)]
+    extra = set(by_context) - {context for context, _, _ in units}
+    found += [f"{name}: the catalog has {noun} {e}, which the source no longer has" for e in sorted(extra)]
     return found
 
 

@@ -265,22 +265,8 @@ def problems(doc: Document) -> list[str]:
     """What keeps this catalog from building the translated document as its source is now."""
     if not doc.source.exists():
         return [f"{build.shown(doc.catalog)} translates {doc.name}, which does not exist"]
-    by_context = {m.context: m for m in build.load(doc.catalog) if m.id}
-    units = entries(doc)
-    found = []
-    for unit in units:
-        entry = by_context.get(unit.context)
-        where = f"{doc.name}, {unit.kind} {unit.context}"
-        if entry is None or not entry.string:
-            found.append(f"{where}: no {doc.lang} translation")
-        elif entry.id != unit.text:
-            found.append(f"{where}: stale (the English changed after it was translated); run "
-                         "`python -m translations.build update` and translate it again")
-        elif entry.fuzzy:
-            found.append(f"{where}: marked fuzzy; check the translation and remove the flag")
-    extra = set(by_context) - {u.context for u in units}
-    found += [f"{doc.name}: the catalog has block {e}, which the source no longer has" for e in sorted(extra)]
-    return found
+    return build.entry_problems(doc.name, doc.lang, doc.catalog,
+                                [(unit.context, unit.kind, unit.text) for unit in entries(doc)], "block")
 
 
 def rendered(doc: Document) -> str:
