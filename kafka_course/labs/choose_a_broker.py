@@ -108,8 +108,10 @@ def _address(system: str, bootstrap, rabbitmq_url, nats_url) -> str:
     return (rabbitmq_url or servers.RABBITMQ_URL) if system == "rabbitmq" else (nats_url or servers.NATS_URL)
 
 
-def absent(system: str, address: str, workload: str) -> str | None:
-    """A sentence saying the server for ``system`` is not running (and how to start it), or None."""
+def absent(system: str, address: str, workload: str | None = None) -> str | None:
+    """A sentence saying the server for ``system`` is not running (and how to start it), or None.
+
+    It names what is skipped: the run of ``workload``, or every run on that server."""
     if system == "kafka":
         return None
     name, port = ("RabbitMQ", 5672) if system == "rabbitmq" else ("NATS", 4222)
@@ -117,8 +119,11 @@ def absent(system: str, address: str, workload: str) -> str | None:
     server = servers.Server(name, parsed.hostname or "127.0.0.1", parsed.port or port,
                             "docker compose --profile comparison up -d",
                             "RABBITMQ_URL" if system == "rabbitmq" else "NATS_URL")
-    return None if server.up() else server.skip_message(_("the {workload} run on {name}").format(
-        workload=workload, name=name))
+    if server.up():
+        return None
+    what = (_("the {workload} run on {name}").format(workload=workload, name=name) if workload
+            else _("every run on {name}").format(name=name))
+    return server.skip_message(what)
 
 
 # -- what each run must show ---------------------------------------------------------------------------
