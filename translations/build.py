@@ -104,9 +104,11 @@ def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
 
 
 # -- which cells a translator sees ------------------------------------------------------------------
-# Two words in a row (punctuation between them allowed), once f-string placeholders are taken out:
-# a sentence for a person, not a key, a topic name or a format.
-_WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?]?\s+[A-Za-z]{2,}")
+# Once f-string placeholders are taken out, two words with a space between them (numbers and
+# punctuation allowed around it), or a label such as "brokers:": words for a person, not a key,
+# a topic name or a format.
+_WORDS = re.compile(r"[A-Za-z]{2,}[^A-Za-z]*\s[^A-Za-z]*[A-Za-z]{2,}"  # two words
+                    r"|^[rbuRBUfF]*\W*[A-Za-z][A-Za-z -]*[A-Za-z]:\s*\W*$")  # a label
 _PLACEHOLDER = re.compile(r"{[^{}]*}")
 
 
