@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course.test_notebooks import RUN_TIMEOUT, RUNNABLE, code_cells, name, other_parameters
+from tests.course.test_notebooks import RUNNABLE, code_cells, name, other_parameters, run_timeout, timed
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_SENTENCES = ("skipped on", "cannot be stopped from here", "so it is skipped")
@@ -51,7 +51,7 @@ def outside_cluster(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+@pytest.mark.parametrize("path", timed(RUNNABLE))
 def test_runs_with_other_parameters_against_a_cluster_outside_the_kernel(path, outside_cluster, tmp_path):
     params = other_parameters(path)
     assert params, f"{name(path)} has no size parameters to vary"
@@ -61,7 +61,7 @@ def test_runs_with_other_parameters_against_a_cluster_outside_the_kernel(path, o
     done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
                            str(tmp_path / path.name), "-k", "python3", "-y", json.dumps(params),
                            "--execution-timeout", "180", "--no-progress-bar"],
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+                          capture_output=True, text=True, timeout=run_timeout(path), env=env)
     assert done.returncode == 0, f"{name(path)} with {params} failed against {outside_cluster}:\n{done.stderr[-3000:]}"
     executed = nbformat.read(tmp_path / path.name, as_version=4)
     printed = "".join(o.get("text", "") for c in code_cells(executed) for o in c.outputs)

@@ -40,10 +40,23 @@ STARTERS = sorted((ROOT / "labs").glob("*/starter.ipynb"))
 WORKED = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))  # exercises' worked solutions
 RUNNABLE = NOTEBOOKS + SOLUTIONS
 RUN_TIMEOUT = 300  # seconds for one notebook, kernel start included; the course aims at < 60
+# A notebook that starts Spark (a JVM, Python workers, a process per streaming source) takes
+# minutes on a 2-core CI machine running two other tests: notebook 11 needed 320 s there.
+SPARK_RUN_TIMEOUT = 600
 
 
 def name(path: Path) -> str:
     return str(path.relative_to(ROOT))
+
+
+def run_timeout(path: Path) -> int:
+    """Seconds one run of ``path`` may take: more for a notebook that starts Spark."""
+    return SPARK_RUN_TIMEOUT if re.search(r"\bpyspark\b|kafka_course\.spark", path.read_text()) else RUN_TIMEOUT
+
+
+def timed(paths: list[Path]) -> list:
+    """``paths`` as parameters whose pytest timeout leaves room for the run's own timeout."""
+    return [pytest.param(path, id=name(path), marks=pytest.mark.timeout(run_timeout(path) + 60)) for path in paths]
 
 
 def code_cells(nb) -> list:
@@ -99,12 +112,12 @@ def test_follows_the_course_conventions(path):
 def run_nbval(path: Path) -> subprocess.CompletedProcess:
     args = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p", "no:cacheprovider",
             "--nbval-cell-timeout=120", "-q", "--rootdir", str(path.parent), str(path)]
-    return subprocess.run(args, cwd=path.parent, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+    return subprocess.run(args, cwd=path.parent, capture_output=True, text=True, timeout=run_timeout(path),
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE + WORKED, ids=name)
+@pytest.mark.parametrize("path", timed(RUNNABLE + WORKED))
 def test_runs_under_nbval(path):
     started = time.monotonic()
     done = run_nbval(path)
@@ -154,7 +167,7 @@ def other_parameters(path: Path) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", STARTERS, ids=name)
+@pytest.mark.parametrize("path", timed(STARTERS))
 def test_untouched_starter_fails_its_check(path, tmp_path, kernel_env):
     """A check that passes on the starter checks nothing; it must fail, and in the check cell."""
     import papermill
@@ -238,11 +251,11 @@ ERRORS_ON_PURPOSE = {"03-producers.ipynb": "MSG_SIZE_TOO_LARGE", "05-brokers-and
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in ERRORS_ON_PURPOSE] + SOLUTIONS, ids=name)
+@pytest.mark.parametrize("path", timed([p for p in NOTEBOOKS if p.name in ERRORS_ON_PURPOSE] + SOLUTIONS))
 def test_runs_under_nbconvert_execute(path, tmp_path, kernel_env):
     done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                            "--ExecutePreprocessor.timeout=120", "--output-dir", str(tmp_path), path.name],
-                          cwd=path.parent, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                          cwd=path.parent, capture_output=True, text=True, timeout=run_timeout(path),
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-3000:]
     error = ERRORS_ON_PURPOSE.get(path.name)

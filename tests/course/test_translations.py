@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from kafka_course import i18n
+from tests.course.test_notebooks import run_timeout, timed
 from translations import build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,7 +162,7 @@ def test_the_spanish_text_follows_the_glossary():
 
 # -- run, as the English ones are -------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+@pytest.mark.parametrize("path", timed(RUNNABLE))
 def test_spanish_notebooks_run_under_nbval(path):
     from tests.course.test_notebooks import run_nbval
     done = run_nbval(path)
@@ -172,12 +173,12 @@ def papermill(path: Path, out: Path):
     """Run ``path`` with papermill in its own folder (so it speaks that folder's language); its result and output."""
     done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
                            str(out / path.name), "--no-progress-bar"], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=run_timeout(path), env={**os.environ, "PYTHONPATH": str(ROOT)})
     return done, nbformat.read(out / path.name, as_version=4)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUNNABLE, ids=name)
+@pytest.mark.parametrize("path", timed(RUNNABLE))
 def test_spanish_notebooks_run_under_papermill(path, tmp_path):
     done, executed = papermill(path, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -186,7 +187,7 @@ def test_spanish_notebooks_run_under_papermill(path, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", STARTERS, ids=name)
+@pytest.mark.parametrize("path", timed(STARTERS))
 def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path):
     done, executed = papermill(path, tmp_path)
     assert done.returncode != 0
