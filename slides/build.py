@@ -6,7 +6,7 @@
 
 The decks come from the notebooks themselves (see ``slides/deck.py`` for the cell
 metadata that places cells on slides), so slides and labs never drift apart. By default
-every notebook first runs top to bottom against an embedded minikafka (nbclient), and
+every notebook first runs top to bottom against an embedded minikafka (papermill), and
 its outputs, figures included, are embedded in the deck, so "the bars are the
 partitions" has bars next to it (about 5 minutes for all of them). ``--no-execute``
 builds code-only decks in seconds.
@@ -38,6 +38,7 @@ if __name__ == "__main__" and not __package__:  # run as `python slides/build.py
     from slides.build import main
     sys.exit(main())
 
+import nbformat  # noqa: E402
 from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: E402
 
 from . import deck as decks  # noqa: E402
@@ -153,14 +154,26 @@ def escaped_errors(nb) -> list[str]:
             for o in cell.get("outputs", []) if o.get("output_type") == "error"]
 
 
-def execute(nb, path: Path):
-    """Run the notebook in a fresh kernel with nbclient (the engine of ``jupyter nbconvert
-    --execute``), as a learner would, keeping going past errors; the manifest lists them."""
-    from nbclient import NotebookClient
+def execute(path: Path):
+    """Run the notebook in a fresh kernel with papermill, as a learner or CI would (papermill
+    drives nbclient, the engine of ``jupyter nbconvert --execute``). Papermill stops at an error
+    that escapes a cell; its note about it is dropped, the error stays in its cell's output and
+    the manifest lists it."""
+    import tempfile
+
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
     started = time.monotonic()
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    print(f"  executed {path.name} in {time.monotonic() - started:.0f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / path.name
+        try:
+            papermill.execute_notebook(str(path), str(out), kernel_name="python3", cwd=str(path.parent),
+                                       progress_bar=False, execution_timeout=300)
+        except PapermillExecutionError:
+            pass
+        nb = nbformat.read(out, as_version=4)
+    nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
+    print(f"  executed {notebook_name(path)} in {time.monotonic() - started:.0f} s")
     return nb
 
 
@@ -202,7 +215,7 @@ def execute_all(paths: list[Path], jobs: int) -> dict[Path, object]:
     (rebalances, timeouts, a broker coming back), so kernels side by side finish sooner."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        executed = pool.map(lambda p: execute(decks.read_notebook(p), p), paths)
+        executed = pool.map(execute, paths)
         return dict(zip(paths, executed))
 
 
@@ -224,6 +237,9 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
     executed = execute_all(notebooks, jobs) if run else {}
     for path in notebooks:
         nb = executed.get(path) or decks.read_notebook(path)
+        if path in executed:  # kept: what the deck shows, and what the tests read of the run
+            (out / "executed").mkdir(exist_ok=True)
+            nbformat.write(nb, out / "executed" / f"{deck_name(path)}.ipynb")
         deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
         placed = place_diagrams(deck, available)
         (out / f"{deck_name(path)}.html").write_text(env.get_template("deck.html.j2").render(

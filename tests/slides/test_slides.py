@@ -90,6 +90,17 @@ def test_every_lesson_runs_to_its_end_in_the_deck_build(built):
     assert failed == {}, failed
 
 
+def test_spanish_lessons_run_under_papermill_in_spanish(built):
+    """The deck build's papermill run is the Spanish lessons' papermill run: to the end, in Spanish."""
+    out, manifest = built
+    spanish = [d for d in manifest["decks"] if d["lang"] == "es"]
+    assert spanish and all(not d["errors"] for d in spanish)
+    for entry in spanish:
+        executed = nbformat.read(out / "executed" / entry["file"].replace(".html", ".ipynb"), as_version=4)
+        printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+        assert "Arrancado un minikafka embebido" in printed, f"{entry['notebook']} did not speak Spanish"
+
+
 def test_decks_reference_only_local_files(built):
     out, _ = built
     pages = list(out.glob("*.html")) + list(out.rglob("*.css"))
