@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -21,8 +22,17 @@ def free_port() -> int:
 
 
 def get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
+    """GET a JSON answer; the server writes its runtime file a moment before it listens, so a
+    refused connection is tried again for a while (CI met that gap once)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return json.loads(r.read())
+        except urllib.error.URLError as e:
+            if not isinstance(e.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def server_info(runtime: Path, port: int, proc: subprocess.Popen, log: Path) -> dict:
