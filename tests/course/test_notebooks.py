@@ -10,9 +10,9 @@
   tests/course/test_any_cluster.py (one run proves both, where two cost CI a run of everything).
 - The lab solutions and the notebooks that show errors on purpose run under
   `jupyter nbconvert --execute` with exit 0 (each error one line); the deck build
-  (tests/slides) runs every lesson with nbclient, the engine behind nbconvert, and fails on an
-  error that escapes a cell; tests/course/test_jupyterlab.py runs every notebook and lab
-  solution with Run All.
+  (tests/slides) runs every lesson with papermill, which drives the same engine (nbclient), and
+  fails on an error that escapes a cell; tests/course/test_jupyterlab.py runs every notebook and
+  lab solution with Run All.
 - Every lab starter, untouched, fails in its check cell with ``CheckFailed``: the check
   really checks something.
 

@@ -82,8 +82,8 @@ def test_every_notebook_has_a_deck_listed_in_the_index(built):
 
 
 def test_every_lesson_runs_to_its_end_in_the_deck_build(built):
-    """The deck build runs every lesson, English and Spanish, with nbclient, the engine behind
-    `jupyter nbconvert --execute`: no error may escape a cell (errors shown on purpose are caught)."""
+    """The deck build runs every lesson, English and Spanish, with papermill (nbclient, the engine
+    behind `jupyter nbconvert --execute`): no error may escape a cell (errors shown on purpose are caught)."""
     _, manifest = built
     assert manifest["executed"]
     failed = {d["notebook"]: d["errors"] for d in manifest["decks"] if d["errors"]}
