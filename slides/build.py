@@ -158,19 +158,16 @@ def execute(path: Path):
     """Run the notebook in a fresh kernel with papermill, as a learner or CI would (papermill
     drives nbclient, the engine of ``jupyter nbconvert --execute``). Papermill stops at an error
     that escapes a cell; its note about it is dropped, the error stays in its cell's output and
-    the manifest lists it."""
+    the manifest lists it. Each run is its own process: papermill changes the working directory
+    of the whole process to start a kernel in the notebook's folder, so two runs in threads could
+    start a kernel in the other's folder (where the course speaks another language)."""
     import tempfile
-
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / path.name
-        try:
-            papermill.execute_notebook(str(path), str(out), kernel_name="python3", cwd=str(path.parent),
-                                       progress_bar=False, execution_timeout=300)
-        except PapermillExecutionError:
-            pass
+        subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out),
+                        "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
+                       capture_output=True, text=True)
         nb = nbformat.read(out, as_version=4)
     nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
     print(f"  executed {notebook_name(path)} in {time.monotonic() - started:.0f} s")
