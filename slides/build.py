@@ -165,9 +165,11 @@ def execute(path: Path):
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / path.name
-        subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out),
-                        "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
-                       capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out),
+                               "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
+                              capture_output=True, text=True)
+        if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
+            raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
         nb = nbformat.read(out, as_version=4)
     nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
     print(f"  executed {notebook_name(path)} in {time.monotonic() - started:.0f} s")
