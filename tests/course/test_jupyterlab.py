@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.course.test_notebooks import run_timeout
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Every notebook and every lab solution, as paths under the repository root.
@@ -105,7 +107,8 @@ def shut_down_kernels(base: str, token: str) -> None:
         urllib.request.urlopen(request, timeout=30).close()
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS)
+@pytest.mark.parametrize("notebook", [pytest.param(n, id=n, marks=pytest.mark.timeout(run_timeout(ROOT / n) + 120))
+                                      for n in NOTEBOOKS])
 def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
     base, token = lab
     try:
@@ -122,7 +125,7 @@ def _run_all(base: str, token: str, browser, notebook: str) -> None:
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     finished = "s && s.done === s.cells && s.kernel === 'idle'"
     page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {finished}; }})()",
-                           timeout=240_000, polling=500)
+                           timeout=run_timeout(ROOT / notebook) * 1000, polling=500)
     state = page.evaluate(f"({_STATE})()")
     assert state["errors"] == [], f"{notebook}: cells ended in an error: {state['errors']}"
     assert not [t for t in state["stderr"] if "%3|" in t or "Traceback" in t], state["stderr"][:3]
