@@ -147,6 +147,11 @@ def deck_name(path: Path) -> str:
     return notebook_name(path).removesuffix(".ipynb").replace("/", "-")
 
 
+# Spark 4 waits a fixed 10 s for each Python worker it starts to plan a Python data source; on a
+# busy machine Python can start slower than that, and the query fails before it reads a record.
+SPARK_WORKER_LATE = "Python worker failed to connect back"
+
+
 def escaped_errors(nb) -> list[str]:
     """The errors that escaped a cell (an error shown on purpose is caught, not one of these)."""
     return [f"cell {n}: {o.get('ename')}: {o.get('evalue', '')[:200]}"
@@ -165,12 +170,18 @@ def execute(path: Path):
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / path.name
-        done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out),
-                               "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
-                              capture_output=True, text=True)
-        if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
-            raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
-        nb = nbformat.read(out, as_version=4)
+        for attempt in (1, 2):
+            done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
+                                   str(out), "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
+                                  capture_output=True, text=True)
+            if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
+                raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
+            nb = nbformat.read(out, as_version=4)
+            if attempt == 1 and escaped_errors(nb) and SPARK_WORKER_LATE in out.read_text(errors="replace"):
+                print(f"  {notebook_name(path)}: Spark's Python worker missed Spark's fixed 10 s to connect back "
+                      "(a busy machine); running it again")
+                continue
+            break
     nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
     print(f"  executed {notebook_name(path)} in {time.monotonic() - started:.0f} s")
     return nb

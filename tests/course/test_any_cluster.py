@@ -25,7 +25,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course.test_notebooks import RUNNABLE, code_cells, name, other_parameters, run_timeout, timed
+from tests.course.test_notebooks import (RUNNABLE, code_cells, name, once_more_if_spark_was_late, other_parameters,
+                                        run_timeout, timed)
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_SENTENCES = ("skipped on", "cannot be stopped from here", "so it is skipped")
@@ -58,10 +59,10 @@ def test_runs_with_other_parameters_against_a_cluster_outside_the_kernel(path, o
     env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": outside_cluster, "PYTHONPATH": str(ROOT),
            "KAFKA_COMPOSE_FILE": str(tmp_path / "no-compose-here.yml")}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
-                           str(tmp_path / path.name), "-k", "python3", "-y", json.dumps(params),
-                           "--execution-timeout", "180", "--no-progress-bar"],
-                          capture_output=True, text=True, timeout=run_timeout(path), env=env)
+    done = once_more_if_spark_was_late(path, lambda: subprocess.run(
+        [sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(tmp_path / path.name),
+         "-k", "python3", "-y", json.dumps(params), "--execution-timeout", "180", "--no-progress-bar"],
+        capture_output=True, text=True, timeout=run_timeout(path), env=env), tmp_path / path.name)
     assert done.returncode == 0, f"{name(path)} with {params} failed against {outside_cluster}:\n{done.stderr[-3000:]}"
     executed = nbformat.read(tmp_path / path.name, as_version=4)
     printed = "".join(o.get("text", "") for c in code_cells(executed) for o in c.outputs)

@@ -174,9 +174,11 @@ def test_spanish_notebooks_run_under_nbval(path):
 
 def papermill(path: Path, out: Path):
     """Run ``path`` with papermill in its own folder (so it speaks that folder's language); its result and output."""
-    done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
-                           str(out / path.name), "--no-progress-bar"], capture_output=True, text=True,
-                          timeout=run_timeout(path), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    from tests.course.test_notebooks import once_more_if_spark_was_late
+    done = once_more_if_spark_was_late(path, lambda: subprocess.run(
+        [sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out / path.name),
+         "--no-progress-bar"], capture_output=True, text=True, timeout=run_timeout(path),
+        env={**os.environ, "PYTHONPATH": str(ROOT)}), out / path.name)
     return done, nbformat.read(out / path.name, as_version=4)
 
 
