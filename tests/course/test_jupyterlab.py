@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -94,15 +95,20 @@ _STATE = """() => {
 }"""
 
 
+def sessions(base: str, token: str) -> list[dict]:
+    """The server's sessions (one per open notebook with its kernel)."""
+    import urllib.request
+    request = urllib.request.Request(f"{base}/api/sessions", headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.loads(r.read())
+
+
 def shut_down_kernels(base: str, token: str) -> None:
     """Stop every kernel the server runs: a finished notebook's kernel (and its embedded
     brokers) would otherwise keep using the CPU the next notebooks need."""
-    import json as _json
     import urllib.request
     headers = {"Authorization": f"token {token}"}
-    with urllib.request.urlopen(urllib.request.Request(f"{base}/api/sessions", headers=headers), timeout=30) as r:
-        sessions = _json.loads(r.read())
-    for session in sessions:
+    for session in sessions(base, token):
         request = urllib.request.Request(f"{base}/api/sessions/{session['id']}", headers=headers, method="DELETE")
         urllib.request.urlopen(request, timeout=30).close()
 
@@ -119,7 +125,10 @@ def test_run_all_in_jupyterlab_finishes_every_cell(lab, browser, notebook):
 
 def _run_all(base: str, token: str, browser, notebook: str) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(f"{base}/lab/tree/{notebook}?token={token}")
+    # A workspace of its own: in the default one JupyterLab reopens every notebook opened before,
+    # with a kernel each (27 notebooks started 378 kernels and loaded the machine for the others).
+    workspace = re.sub(r"[^a-z0-9]+", "-", notebook.lower()).strip("-")
+    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{notebook}?token={token}")
     opened = f"s && s.path === '{notebook}' && s.kernel === 'idle'"
     page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {opened}; }})()", timeout=90_000)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -133,4 +142,6 @@ def _run_all(base: str, token: str, browser, notebook: str) -> None:
         # (the model, not the DOM: JupyterLab 4 renders only the cells in view of a long notebook)
         assert state["widgets"] >= 1, "the quiz did not render as widgets"
     assert page.locator(".Toastify__toast").count() == 0, "a notification popup covers the notebook"
+    running = [x["path"] for x in sessions(base, token)]
+    assert running == [notebook], f"JupyterLab runs kernels for {running}, not only for {notebook}"
     page.close()
