@@ -6,11 +6,9 @@
 - The package's own sentences (``kafka_course.i18n``) all have a translation with the same
   placeholders, and the course speaks the language of the folder a notebook runs in.
 - The Spanish text follows the glossary (``translations/es/GLOSSARY.md``).
-- Every Spanish notebook and lab solution runs under nbval; the lessons and the lab solutions
-  under papermill too (the lessons' papermill run is the deck build's, checked in tests/slides).
-  The worked solutions run under nbval only: their code is the English code token for token,
-  and CI's 90 minutes on 2 cores have no room for a second run of each. A Spanish lab starter
-  fails its check, in Spanish.
+- Every Spanish notebook and lab solution runs under nbval and under papermill (the lessons'
+  papermill run is the deck build's, checked in tests/slides; the lab solutions' and worked
+  solutions' are here, and must speak Spanish). A Spanish lab starter fails its check, in Spanish.
 """
 
 from __future__ import annotations
@@ -189,6 +187,15 @@ def test_spanish_lab_solutions_run_under_papermill(path, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "comprobaciones pasaron" in printed or "Todas pasaron" in printed, "the check spoke English"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", timed([p for p in RUNNABLE if p.parent.name == "solutions"]))
+def test_spanish_worked_solutions_run_under_papermill(path, tmp_path):
+    done, executed = papermill(path, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+    assert "Arrancado un minikafka embebido" in printed, "the course spoke English (or started no broker)"
 
 
 @pytest.mark.slow
