@@ -28,7 +28,7 @@ QUOTA_STOP = ("                    if quota is not None and handled >= quota:\n"
 
 
 def run_group(bootstrap: str, *edits) -> lab_check.Backlog:
-    backlog = lab_check.prepare(bootstrap=bootstrap, partitions=6, orders=300, time_limit=12)
+    backlog = lab_check.prepare(bootstrap=bootstrap, partitions=6, orders=300, time_limit=30)
     given = {"backlog": backlog, "BOOTSTRAP": bootstrap, "KafkaConsumer": KafkaConsumer,
              "OffsetAndMetadata": OffsetAndMetadata}
     worker = (mutated("04", ("worker",), *edits, **given) if edits else solution("04", "worker", **given))["worker"]
