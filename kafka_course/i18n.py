@@ -7,10 +7,13 @@ the quiz's buttons) is written in English and passed through ``_()``::
 
 The English text is the key; its translation lives in ``kafka_course/locales/<lang>.po``,
 a gettext catalog (``translations/`` holds the notebooks' catalogs). The language is,
-in order: ``set_language()``, the ``COURSE_LANG`` environment variable, then where the
-kernel runs: a notebook in ``notebooks/es/`` or a lab in ``labs/<lab>/es/`` runs in that
-folder, so it speaks Spanish without asking. A sentence without a translation stays in
-English; the tests make sure none is missing. Adding a language is a new catalog.
+in order: ``set_language()``, the ``COURSE_LANG`` environment variable, the notebook's
+own metadata (``metadata.course.language``, which the translation build writes; Jupyter's
+server tells a kernel its notebook in ``JPY_SESSION_NAME``), then where the kernel runs:
+a notebook in ``notebooks/es/`` or a lab in ``labs/<lab>/es/`` runs in that folder (what
+papermill, nbval and nbconvert give a kernel), so it speaks Spanish without asking. A
+sentence without a translation stays in English; the tests make sure none is missing.
+Adding a language is a new catalog.
 """
 
 from __future__ import annotations
@@ -35,13 +38,29 @@ def set_language(lang: str | None) -> None:
     _chosen = lang
 
 
+@lru_cache(maxsize=8)
+def notebook_language(path: str) -> str | None:
+    """``metadata.course.language`` of the notebook at ``path``, if it has one the course speaks."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as f:
+            said = json.load(f).get("metadata", {}).get("course", {}).get("language")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return said if said in LANGUAGES else None
+
+
 def language() -> str:
-    """The language to speak now: ``set_language()``, ``COURSE_LANG``, or the notebook's folder."""
+    """The language to speak now: ``set_language()``, ``COURSE_LANG``, the notebook's metadata,
+    or the notebook's folder."""
     if _chosen:
         return _chosen
     wanted = os.environ.get("COURSE_LANG", "").split("_")[0].split(".")[0].lower()
     if wanted in LANGUAGES:
         return wanted
+    session = os.environ.get("JPY_SESSION_NAME", "")
+    if session.endswith(".ipynb") and (said := notebook_language(session)):
+        return said
     here = Path.cwd()
     for folder in (here.name, here.parent.name):  # notebooks/es, labs/02-partitioner/es, notebooks/es/solutions
         if folder in LANGUAGES:

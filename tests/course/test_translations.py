@@ -134,6 +134,21 @@ def test_the_course_speaks_the_language_of_the_folder_or_of_course_lang(tmp_path
     assert i18n.language() == "en" and i18n._("Ready for the course.") == "Ready for the course."
 
 
+def test_in_jupyterlab_the_notebooks_own_metadata_chooses_the_language(tmp_path, monkeypatch):
+    """Jupyter's server names a kernel's notebook in JPY_SESSION_NAME: its metadata wins over the folder."""
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    monkeypatch.chdir(tmp_path)  # an English folder
+    spanish = ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb"
+    moved = tmp_path / "copied-out-of-es.ipynb"
+    moved.write_text(spanish.read_text())
+    monkeypatch.setenv("JPY_SESSION_NAME", str(moved))
+    assert i18n.language() == "es"
+    monkeypatch.setenv("JPY_SESSION_NAME", str(ROOT / "notebooks" / "00-setup-and-tour.ipynb"))
+    assert i18n.language() == "en"  # the English source has no language in its metadata: the folder decides
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "gone.ipynb"))
+    assert i18n.language() == "en"
+
+
 # -- the glossary ------------------------------------------------------------------------------------
 def avoided(lang: str) -> dict[str, str]:
     """Each variant the glossary says to avoid -> the term to use."""
