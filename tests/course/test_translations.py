@@ -109,6 +109,33 @@ def test_a_hand_edited_translated_notebook_is_drift(tmp_path, monkeypatch):
     assert build.check(pair.lang) == []
 
 
+def test_a_new_language_is_a_new_folder_of_catalogs_not_new_code(tmp_path, monkeypatch):
+    """Portuguese, tried on a scratch copy: `add` writes the catalog, a translator fills it,
+    `check` names what is missing until then, and `build` writes notebooks/pt/."""
+    (tmp_path / "translations").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(ROOT / "notebooks" / "00-setup-and-tour.ipynb", tmp_path / "notebooks")
+    monkeypatch.setattr(build, "HERE", tmp_path / "translations")
+    monkeypatch.setattr(build, "REPO", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert build.main(["add", "pt", "notebooks/00-setup-and-tour.ipynb"]) == 0
+    assert build.languages() == ["pt"]
+    pair, = build.pairs("pt")
+    missing = build.check("pt", [pair])
+    assert missing and all("no pt translation" in line for line in missing)
+    catalog = build.load(pair.catalog)
+    for entry in catalog:
+        if entry.id:
+            entry.string = "[pt] " + entry.id  # what a translator would write
+    build.save(catalog, pair.catalog)
+    assert build.check("pt", [pair]) != [], "built nothing yet: the notebook must be missing"
+    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour.ipynb"]
+    assert build.check("pt", [pair]) == []
+    built = nbformat.read(pair.output, as_version=4)
+    assert built.metadata["course"]["language"] == "pt"
+    assert any(c.source.startswith("[pt] ") for c in built.cells if c.cell_type == "markdown")
+
+
 # -- the package's sentences -----------------------------------------------------------------------
 def test_every_sentence_of_the_package_has_a_translation_with_the_same_placeholders():
     assert build.package_problems("es") == []
