@@ -42,7 +42,8 @@ from ..checks import Report
 from ..guarantees import Crash, CrashPlan
 from ..i18n import _
 
-WORK_SECONDS = 0.010  # what handling one sign-up costs; it keeps the run long enough for B to join
+WORK_SECONDS = 0.020  # what handling one sign-up costs; it keeps the run long enough for B to join
+# and take a share (with 0.010, A finished the last 150 sign-ups before B had any on a busy CI machine)
 IDLE_SECONDS = 3.0  # nothing processed and nothing left to commit for this long: the run is over
 B_AFTER_IDLE_SECONDS = 1.5  # B also starts when A has processed nothing for this long
 # A group that rebalances hands out no partitions, so no one can process anything: the
