@@ -147,9 +147,21 @@ def deck_name(path: Path) -> str:
     return notebook_name(path).removesuffix(".ipynb").replace("/", "-")
 
 
-# Spark 4 waits a fixed 10 s for each Python worker it starts to plan a Python data source; on a
-# busy machine Python can start slower than that, and the query fails before it reads a record.
-SPARK_WORKER_LATE = "Python worker failed to connect back"
+def once_more_if_spark_was_late(run, executed: Path | None = None, label: str = "the notebook"):
+    """``run()`` (a finished subprocess), and once more if it failed only because Spark's Python
+    worker missed Spark's fixed 10 s to connect back (``kafka_course.spark.session.WORKER_LATE``),
+    said in the run's output or in the notebook it executed (a lab check reports Spark's error on
+    a line of its cell's output)."""
+    from kafka_course.spark.session import WORKER_LATE
+    done = run()
+    said = (done.stdout or "") + (done.stderr or "")
+    if executed is not None and executed.exists():
+        said += executed.read_text(errors="replace")
+    if done.returncode != 0 and WORKER_LATE in said:
+        print(f"  {label}: Spark's Python worker missed Spark's fixed 10 s to connect back (a busy machine); "
+              "running it again")
+        done = run()
+    return done
 
 
 def escaped_errors(nb) -> list[str]:
@@ -170,18 +182,13 @@ def execute(path: Path):
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / path.name
-        for attempt in (1, 2):
-            done = subprocess.run([sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path),
-                                   str(out), "-k", "python3", "--no-progress-bar", "--execution-timeout", "300"],
-                                  capture_output=True, text=True)
-            if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
-                raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
-            nb = nbformat.read(out, as_version=4)
-            if attempt == 1 and escaped_errors(nb) and SPARK_WORKER_LATE in out.read_text(errors="replace"):
-                print(f"  {notebook_name(path)}: Spark's Python worker missed Spark's fixed 10 s to connect back "
-                      "(a busy machine); running it again")
-                continue
-            break
+        done = once_more_if_spark_was_late(lambda: subprocess.run(
+            [sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out), "-k", "python3",
+             "--no-progress-bar", "--execution-timeout", "300"], capture_output=True, text=True),
+            out, notebook_name(path))
+        if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
+            raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
+        nb = nbformat.read(out, as_version=4)
     nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
     print(f"  executed {notebook_name(path)} in {time.monotonic() - started:.0f} s")
     return nb

@@ -145,8 +145,8 @@ def _process(query, seconds: float, what: str) -> None:
 def _refused(report: Report, error: Exception) -> None:
     """Spark refused the query or failed running it: say so in one line."""
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if "Python worker failed to connect back" in str(error):
-        # Spark 4 gives each Python worker it starts a fixed 10 s to connect back: a busy machine, not the query.
+    from ..spark.session import WORKER_LATE
+    if WORKER_LATE in str(error):
         said = _("Spark could not start the query: {error} Spark gives a Python worker 10 s to start, and this "
                  "machine was too busy; your query is not at fault. Run the check again.")
     elif "watermark" in str(error).lower():

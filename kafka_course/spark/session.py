@@ -20,6 +20,11 @@ import warnings
 from .source import NAME, KafkaDataSource
 
 CONNECTOR_CLASS = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
+# Spark 4 gives each Python worker it starts (to plan a Python data source, among others) a fixed
+# 10 s to connect back (PythonWorkerFactory.createSimpleWorker; no setting changes it). On a busy
+# machine Python can start slower than that, and the query fails with this sentence before it
+# reads a record: a busy machine, not the query.
+WORKER_LATE = "Python worker failed to connect back"
 
 
 def local_session(app_name: str = "kafka-hands-on", cores: int = 2, shuffle_partitions: int = 2, **conf: str):

@@ -109,26 +109,10 @@ def test_follows_the_course_conventions(path):
                         "`with course.expect_error():` so papermill and Run All go on")
 
 
-# Spark waits a fixed 10 s (not configurable in Spark 4.x: PythonWorkerFactory.createSimpleWorker)
-# for each Python worker it starts to plan a Python data source to connect back. A CI machine
-# running three notebooks on 2 cores sometimes starts Python slower than that; the query then
-# fails with this sentence before reading a record. It says nothing about the notebook.
-SPARK_WORKER_LATE = "Python worker failed to connect back"
-
-
 def once_more_if_spark_was_late(path: Path, run, executed: Path | None = None):
-    """``run()``, and once more if it failed on Spark's 10-s wait for a Python worker (said in
-    the run's output or, for papermill, in the executed notebook ``executed``: a lab check
-    reports Spark's error on a ✘ line of its cell)."""
-    done = run()
-    said = (done.stdout or "") + (done.stderr or "")
-    if executed is not None and executed.exists():
-        said += executed.read_text(errors="replace")
-    if done.returncode != 0 and SPARK_WORKER_LATE in said:
-        print(f"{name(path)}: Spark's Python worker missed Spark's 10 s to connect back (a busy machine); "
-              "running the notebook again")
-        done = run()
-    return done
+    """``run()``, once more when only Spark's fixed 10-s wait for a Python worker failed it (slides.build)."""
+    from slides.build import once_more_if_spark_was_late as again
+    return again(run, executed, name(path))
 
 
 def run_nbval(path: Path) -> subprocess.CompletedProcess:

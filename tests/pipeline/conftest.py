@@ -40,12 +40,12 @@ def fmt(spark) -> str:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Run a test once more when its only failure was Spark's fixed 10-s wait for a Python
-    worker to connect back (see SPARK_WORKER_LATE): a busy machine, not the source under test."""
-    from tests.course.test_notebooks import SPARK_WORKER_LATE
+    worker to connect back (kafka_course.spark.session.WORKER_LATE): a busy machine, not the source under test."""
+    from kafka_course.spark.session import WORKER_LATE
     try:
         return (yield)
     except Exception as error:
-        if SPARK_WORKER_LATE not in str(error):
+        if WORKER_LATE not in str(error):
             raise
         print(f"{item.nodeid}: Spark's Python worker missed Spark's 10 s to connect back; running the test again")
         return item.runtest()
