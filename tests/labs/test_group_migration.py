@@ -62,11 +62,10 @@ def test_the_reference_migration_passes(lab, capsys):
     group_migration.check(lab, chosen)
     out = capsys.readouterr().out
     assert "All 8 checks passed" in out, out
-    # The run really crashed members and the coordinator shared the partitions between two of them;
-    # whether B processed any sign-ups before A finished depends on the machine's load (two CI runs
-    # had A finish first), so that is not asserted.
+    # The run really crashed a member (the check's "8 passed" includes the coordinator sharing the
+    # partitions between A and B). Whether B processed sign-ups before A finished depends on the
+    # machine's load (two CI runs had A finish first), so that is not asserted.
     assert sum(m.crashes for m in lab.members) >= 1
-    assert lab.largest_group == 2 and len(lab.members) == 2
 
 
 @pytest.mark.slow

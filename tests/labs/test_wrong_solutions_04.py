@@ -27,15 +27,21 @@ QUOTA_STOP = ("                    if quota is not None and handled >= quota:\n"
               "                        return  # the finally clause leaves the group\n")
 
 
-def run_group(bootstrap: str, *edits) -> lab_check.Backlog:
+def run_group(bootstrap: str, *edits, late: str | None = None) -> lab_check.Backlog:
     backlog = lab_check.prepare(bootstrap=bootstrap, partitions=6, orders=300, time_limit=30)
     given = {"backlog": backlog, "BOOTSTRAP": bootstrap, "KafkaConsumer": KafkaConsumer,
              "OffsetAndMetadata": OffsetAndMetadata}
     worker = (mutated("04", ("worker",), *edits, **given) if edits else solution("04", "worker", **given))["worker"]
-    threads = [threading.Thread(target=worker, args=("a",)), threading.Thread(target=worker, args=("b", QUOTA)),
-               threading.Thread(target=worker, args=("c",))]
-    for t in threads:
+    threads = [threading.Thread(target=worker, args=("a",), name="a"),
+               threading.Thread(target=worker, args=("b", QUOTA), name="b"),
+               threading.Thread(target=worker, args=("c",), name="c")]
+    first = [t for t in threads if t.name != late]
+    for t in first:
         t.start()
+    if late:  # this worker starts only once the others are done, as on a machine too busy to start it
+        for t in first:
+            t.join(backlog.time_limit + 15)
+        next(t for t in threads if t.name == late).start()
     for t in threads:
         t.join(backlog.time_limit + 15)
     return backlog
@@ -84,3 +90,14 @@ def test_stopping_at_the_end_of_a_batch_overshoots_the_quota(one_broker, capsys)
     at_batch_end = ("    finally:\n", "            if quota is not None and handled >= quota:\n"
                                      "                return  # only after the whole batch\n    finally:\n")
     fails(one_broker, capsys, [(QUOTA_STOP, ""), at_batch_end], f"should handle exactly {QUOTA} orders")
+
+
+def test_a_leaver_that_started_after_the_others_emptied_the_backlog_is_told_why(one_broker):
+    """Not a coding mistake: a correct worker b that a busy machine started too late finds nothing
+    left. The check must not send the learner hunting for a bug in the quota logic."""
+    backlog = run_group(one_broker, late="b")
+    with pytest.raises(CheckFailed) as failure:
+        lab_check.check(backlog, leaver="b", quota=QUOTA)
+    said = str(failure.value)
+    assert f"should handle exactly {QUOTA} orders" in said and "handled 0" in said
+    assert "joined the group late" in said and "1 failed" in said, said
