@@ -30,7 +30,7 @@ from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
 from .features import requires_consumer_protocol, requires_share_groups
 from .members import GroupMember, leave_all, wait_for_members
-from .quiz import Question, quiz
+from .quiz import Question, predict, quiz
 from .secured import SecuredCluster, secured_cluster
 from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
@@ -40,7 +40,7 @@ __all__ = [
     "SecuredCluster",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
     "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
-    "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol", "requires_minikafka",
-    "requires_real_kafka", "requires_share_groups",
+    "predict", "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol",
+    "requires_minikafka", "requires_real_kafka", "requires_share_groups",
     "schema_registry", "secured_cluster", "shell", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

@@ -22,7 +22,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "_", "language", "set_language"]
+__all__ = ["LANGUAGES", "N_", "_", "language", "set_language"]
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 # English is the source; every other language is a catalog in locales/ (a new one needs no code)
@@ -84,3 +84,9 @@ def _(text: str) -> str:
     """``text`` in the course's language (itself when it has no translation)."""
     lang = language()
     return text if lang == "en" else catalog(lang).get(text, text)
+
+
+def N_(text: str) -> str:
+    """Mark ``text`` for the catalog without translating it now (a question bank, a table):
+    whoever shows it passes it through ``_()`` at that moment, in the language of that moment."""
+    return text

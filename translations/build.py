@@ -210,12 +210,12 @@ PACKAGE = REPO / "kafka_course"
 
 
 def package_messages() -> list[str]:
-    """Every literal passed to ``_()`` in the course package, in order of first use."""
+    """Every literal passed to ``_()`` or ``N_()`` in the course package, in order of first use."""
     import ast
     found: dict[str, None] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_")
                     and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
                 found.setdefault(node.args[0].value)
     from kafka_course.labs.partitioner import TAIL_HINT  # keys passed to _() through a table
