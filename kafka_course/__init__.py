@@ -28,6 +28,7 @@ from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionSt
 from .client_logs import client_log, show_client_logs
 from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
+from .exercise import exercise
 from .features import requires_consumer_protocol, requires_share_groups
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, predict, quiz
@@ -39,7 +40,8 @@ __all__ = [
     "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
     "SecuredCluster",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
-    "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of", "preflight",
+    "exercise", "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of",
+    "preflight",
     "predict", "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol",
     "requires_minikafka", "requires_real_kafka", "requires_share_groups",
     "schema_registry", "secured_cluster", "shell", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
