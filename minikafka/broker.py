@@ -214,9 +214,10 @@ class Broker:
             log.warning("marker on %s-%d not yet on all in-sync replicas", topic, index)
         return True
 
-    def verify_transaction(self, transactional_id: str, producer_id: int, topic: str, index: int) -> None:
+    def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, topic: str,
+                           index: int) -> None:
         """A partition leader checks a transactional write with this coordinator (KIP-890)."""
-        self.transactions.verify(transactional_id, producer_id, topic, index)
+        self.transactions.verify(transactional_id, producer_id, producer_epoch, topic, index)
 
     def verify_transaction_producer(self, transactional_id: str, producer_id: int, producer_epoch: int) -> None:
         """A group coordinator checks TxnOffsetCommit's producer with this coordinator."""

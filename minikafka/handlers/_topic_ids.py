@@ -27,6 +27,11 @@ def upgrade_within(api_key: int, first_with_ids: int) -> Callable[[object, type]
     return upgrade
 
 
+def absent(topic_id: uuid.UUID | None) -> bool:
+    """No id given: Kafka writes the all-zero id for "none", and the codec reads it as None."""
+    return topic_id is None or topic_id == ZERO
+
+
 def name_of(ctx, topic_id: uuid.UUID) -> str | None:
     found = ctx.broker.metadata.topic_by_id(str(topic_id))
     return found.name if found is not None else None

@@ -10,7 +10,7 @@ from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
-from ._topic_ids import ZERO, id_of, name_of
+from ._topic_ids import ZERO, absent, id_of, name_of
 
 API_KEY, IDS_SINCE = 20, 6
 
@@ -26,11 +26,11 @@ def upgrade(decoded, latest: type):
 
 
 def _name(ctx, state) -> str:
-    if state.name is not None and state.topic_id != ZERO:
+    if state.name is not None and not absent(state.topic_id):
         raise KafkaError(ErrorCode.invalid_request, "Name a topic by its name or by its id, not both.")
     if state.name is not None:
         return state.name
-    name = name_of(ctx, state.topic_id)
+    name = name_of(ctx, state.topic_id) if not absent(state.topic_id) else None
     if name is None:
         raise KafkaError(ErrorCode.unknown_topic_id, f"No topic has the id {state.topic_id}.")
     return name

@@ -189,16 +189,20 @@ class TransactionCoordinator:
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
         await self._complete(meta)
 
-    def verify(self, tid: str, pid: int, topic: str, index: int) -> None:
+    def verify(self, tid: str, pid: int, epoch: int, topic: str, index: int) -> None:
         """A partition leader's check of a transaction's first write to it (KIP-890).
 
-        The partition must have been added to the ongoing transaction of this producer.
-        Epochs are not checked here: the partition's producer state fences old epochs.
-        Ids this coordinator does not hold (not loaded, or placed elsewhere) pass.
+        An older epoch of the producer is fenced (INVALID_PRODUCER_EPOCH: a new instance with the
+        same transactional id has initialized). Otherwise the partition must have been added to
+        the ongoing transaction of this producer. Ids this coordinator does not hold (not loaded,
+        or placed elsewhere) pass.
         """
         meta = self.txns.get(tid)
         if meta is None or meta.producer_id != pid:
             return
+        if epoch < meta.producer_epoch:
+            raise KafkaError(ErrorCode.invalid_producer_epoch,
+                             f"Producer epoch {epoch} of {tid!r} is fenced: epoch {meta.producer_epoch} took over.")
         if (topic, index) not in meta.partitions or meta.state != TxnState.ONGOING:
             raise KafkaError(ErrorCode.invalid_txn_state, f"{topic}-{index} was not added to transaction {tid!r}.")
 

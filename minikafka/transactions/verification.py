@@ -4,8 +4,10 @@ Before the first write of a transaction to a partition, the leader asks the
 transaction coordinator whether the partition was added to that producer's ongoing
 transaction; a write that fails the check is refused with INVALID_TXN_STATE and never
 reaches the log. Later writes of the same transaction to the partition skip the
-question: the partition's producer state already shows the open transaction. Old
-epochs need no question at all: the producer state fences them (INVALID_PRODUCER_EPOCH).
+question: the partition's producer state already shows the open transaction. A
+write from an older epoch of the producer (a zombie, fenced when a new instance with the same
+transactional id initialized) is refused with INVALID_PRODUCER_EPOCH, as Kafka's coordinator
+answers the leader's question: the zombie learns it is fenced at its next send.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ def verify_write(part: Partition, header: BatchHeader, transactional_id: str, me
         return  # this transaction already wrote here: verified then
     coordinator = _coordinator(transactional_id, metadata, peers)
     if coordinator is not None:
-        coordinator.verify_transaction(transactional_id, header.producer_id, part.topic, part.index)
+        coordinator.verify_transaction(transactional_id, header.producer_id, header.producer_epoch, part.topic,
+                                       part.index)
 
 
 def verify_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, metadata: ClusterMetadata,

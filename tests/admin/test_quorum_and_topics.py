@@ -3,6 +3,7 @@ with its cursor) through kafka-python's admin client, and their errors through r
 
 from __future__ import annotations
 
+import datetime
 import uuid
 
 from kio.schema.describe_quorum.v2 import request as quorum
@@ -110,3 +111,23 @@ def test_describe_cluster_with_each_client(make_cluster, kafka_admin):
             await client.close()
     answer = asyncio.run(with_aiokafka())
     assert sorted(b["node_id"] for b in answer["brokers"]) == [2, 3] and answer["controller_id"] == 2
+
+
+def test_delete_topics_by_name_carries_the_all_zero_id_that_means_none(make_cluster, kafka_admin):
+    """DeleteTopics v6 names a topic and sends the all-zero id, Kafka's "no id" (the Java admin
+    and kafka-python do); naming it both ways for real is still refused."""
+    cluster = make_cluster(brokers=1)
+    cluster.create_topic("gone", 1, 1)
+    cluster.create_topic("kept", 1, 1)
+    admin = kafka_admin(cluster)
+    admin.delete_topics(["gone"], timeout_ms=10000)
+    assert "gone" not in admin.list_topics() and "kept" in admin.list_topics()
+    from kio.schema.delete_topics.v6 import request as dt
+    from kio.static.primitive import i32Timedelta
+
+    kept_id = uuid.UUID(next(t for t in admin.describe_topics(["kept"]))["topic_id"])
+    both = dt.DeleteTopicsRequest(timeout=i32Timedelta.parse(datetime.timedelta(seconds=10)),
+                                  topics=(dt.DeleteTopicState(name="kept", topic_id=kept_id),))
+    with RawClient(cluster.bootstrap_servers) as client:
+        answer = client.request(both)
+    assert answer.responses[0].error_code == ErrorCode.invalid_request

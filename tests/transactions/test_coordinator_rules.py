@@ -74,9 +74,9 @@ def test_a_first_write_to_a_partition_not_in_the_transaction_is_refused():
         broker.create_topic("out", 2, 1)
         pid, epoch = await broker.transactions.init_producer_id("tid", 60_000)
         await broker.transactions.add_partitions("tid", pid, epoch, [("out", 0)])
-        broker.verify_transaction("tid", pid, "out", 0)  # added: fine
+        broker.verify_transaction("tid", pid, 0, "out", 0)  # added: fine
         with pytest.raises(KafkaError) as refused:
-            broker.verify_transaction("tid", pid, "out", 1)
+            broker.verify_transaction("tid", pid, 0, "out", 1)
         return refused.value.code
     assert run(scenario()) == ErrorCode.invalid_txn_state
 

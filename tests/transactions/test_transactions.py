@@ -99,6 +99,25 @@ def test_zombie_producer_is_fenced(cluster, bootstrap, topics):
     assert values(read_topic(bootstrap, "orders", PARTITIONS)) == [b"from-successor"]
 
 
+def test_a_zombie_is_told_it_is_fenced_at_its_next_send(cluster, bootstrap, topics):
+    """After a new instance initializes, the old one's next write is refused with
+    INVALID_PRODUCER_EPOCH, as Kafka answers it, and the old producer is fatally fenced:
+    it is not left guessing with INVALID_TXN_STATE ("not added to the transaction")."""
+    zombie = txn_producer(bootstrap, "tx-zombie")
+    zombie.begin_transaction()
+    zombie.produce("orders", b"first", "z")
+    zombie.flush(10)
+    txn_producer(bootstrap, "tx-zombie")  # same transactional.id: bumps the epoch, aborts the open transaction
+    zombie.produce("orders", b"second", "z")
+    with pytest.raises(KafkaException):  # the fatal error surfaces from flush
+        zombie.flush(10)
+    with pytest.raises(KafkaException) as info:
+        zombie.commit_transaction(10)
+    error = info.value.args[0]
+    assert error.fatal() and "fenced" in str(error).lower(), str(error)
+    assert "old epoch" in str(error)  # INVALID_PRODUCER_EPOCH from the Produce answer, not INVALID_TXN_STATE
+
+
 def test_timed_out_transaction_is_aborted_and_unblocks_readers(cluster, bootstrap, topics):
     abandoned = txn_producer(bootstrap, "tx-abandoned", **{"transaction.timeout.ms": 1500})
     abandoned.begin_transaction()
