@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+import signal
 import tempfile
 import threading
 from pathlib import Path
@@ -235,14 +236,28 @@ class Cluster:
         return self.run(_call())
 
     def serve_forever(self) -> None:
-        """Run in the foreground until interrupted (``minikafka serve``)."""
+        """Run in the foreground until SIGTERM or SIGINT (``minikafka serve``), then shut down as
+        Kafka does on SIGTERM: leadership moves first, logs are flushed, the clean-shutdown marker
+        is written. Both signals are taken even where they were ignored when the process started
+        (SIGINT is, for a background job of a script)."""
         self.start()
+        asked = threading.Event()
+        stopping: list[str] = []
+
+        def stop_on(signum: int, _frame: object) -> None:
+            stopping.append(signal.Signals(signum).name)
+            asked.set()
+        in_main = threading.current_thread() is threading.main_thread()
+        before = {s: signal.signal(s, stop_on) for s in (signal.SIGTERM, signal.SIGINT)} if in_main else {}
         try:
-            self._thread.join()
-        except KeyboardInterrupt:
-            pass
+            while not asked.wait(0.5) and self._thread is not None and self._thread.is_alive():
+                pass
         finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
             self.stop()
+        if stopping:
+            log.info("stopped cleanly on %s", stopping[0])
 
     # -- what a user asks ------------------------------------------------------------
     @property

@@ -167,7 +167,8 @@ def main(argv: list[str]) -> int:
     if where.not_used:
         print(f"Not used by minikafka (one process, its own controller): {', '.join(where.not_used)}.")
     print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {_listening(cluster)} ({stored}). "
-          "Ctrl-C stops.",
+          "Ctrl-C or SIGTERM stops it cleanly.",
           flush=True)
     cluster.serve_forever()
+    print("minikafka: stopped cleanly (leaders moved, logs flushed).", flush=True)
     return 0
