@@ -1,18 +1,21 @@
-"""``minikafka serve``: run brokers in the foreground until Ctrl-C."""
+"""``minikafka serve``: run brokers in the foreground until Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 # kio registers Hypothesis strategies when Hypothesis is importable (test installs have
 # it); a broker process never needs them, and skipping them halves its start-up time.
 sys.modules.setdefault("hypothesis", None)
 
 from ..cluster import Cluster  # noqa: E402
-from ..config import ConfigError, read_properties  # noqa: E402
+from ..config import BROKER_SETTINGS, TOPIC_TO_BROKER, ConfigError, read_properties  # noqa: E402
+from ..security import settings as security_settings  # noqa: E402
 from .common import parse_pairs  # noqa: E402
 
 
@@ -31,21 +34,27 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-# Settings of a Kafka server.properties for parts minikafka does not have: the KRaft quorum
-# (one process runs the controller), ZooKeeper, thread pools, socket buffers, fsync policy.
-# They are accepted, so Kafka's own file starts a broker, and named once at start-up.
-# (listeners, advertised.listeners, listener.security.protocol.map and controller.listener.names
-# go to the Cluster.)
+# Settings of a Kafka server.properties that minikafka takes in another form: the KRaft quorum
+# (one process runs the controller) and the metadata log's place. (listeners, advertised.listeners,
+# listener.security.protocol.map and controller.listener.names go to the Cluster.) Every other name
+# Kafka knows (KAFKA_SETTINGS) that minikafka has no part for (thread pools, socket buffers, fsync
+# policy, ZooKeeper...) is accepted too, so Kafka's own file starts a broker, and named once at
+# start-up; a name Kafka does not know is named with the closest one Kafka knows, and the broker starts.
 NOT_USED = frozenset({
     "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-    "inter.broker.listener.name",
-    "num.network.threads", "num.io.threads", "num.replica.fetchers", "background.threads",
-    "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "socket.request.max.bytes",
-    "num.recovery.threads.per.data.dir", "log.flush.interval.messages", "log.flush.interval.ms",
-    "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor",
-    "share.coordinator.state.topic.min.isr", "zookeeper.connect", "zookeeper.connection.timeout.ms",
-    "metadata.log.dir", "queued.max.requests",
+    "inter.broker.listener.name", "metadata.log.dir",
 })
+KAFKA_SETTINGS = frozenset(
+    line for line in (Path(__file__).with_name("kafka_settings.txt").read_text().split("\n"))
+    if line and not line.startswith("#"))
+
+
+BROKER_NAMES = frozenset(s.name for s in BROKER_SETTINGS)
+
+
+def takes(name: str) -> bool:
+    """Whether a setting of this name changes what minikafka does."""
+    return name in BROKER_NAMES or name in TOPIC_TO_BROKER or security_settings.takes(name)
 
 
 @dataclass
@@ -54,6 +63,7 @@ class Where:
     port: int = 9092
     data_dir: str = ".minikafka-data"
     not_used: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # "name (did you mean x?)"
 
 
 def from_server_properties(settings: dict[str, str]) -> Where:
@@ -78,10 +88,19 @@ def from_server_properties(settings: dict[str, str]) -> Where:
                 settings["log.retention.ms"] = str(int(value) * ms) if int(value) >= 0 else "-1"
             except ValueError:
                 raise ConfigError(f"log.retention.{unit} must be a whole number, not {value!r}") from None
-    for name in sorted(set(settings) & NOT_USED):
-        settings.pop(name)
-        where.not_used.append(name)
+    for name in sorted(settings):
+        if name in NOT_USED or not takes(name):
+            settings.pop(name)
+            if name in NOT_USED or name in KAFKA_SETTINGS:
+                where.not_used.append(name)
+            else:
+                where.unknown.append(_closest(name))
     return where
+
+
+def _closest(name: str) -> str:
+    near = difflib.get_close_matches(name, KAFKA_SETTINGS, n=1, cutoff=0.6)
+    return f"{name} (did you mean {near[0]}?)" if near else name
 
 
 def _items(text: str) -> list[str]:
@@ -166,6 +185,8 @@ def main(argv: list[str]) -> int:
     ids = ", ".join(map(str, cluster.node_ids))
     if where.not_used:
         print(f"Not used by minikafka (one process, its own controller): {', '.join(where.not_used)}.")
+    if where.unknown:
+        print(f"Warning: not a Kafka setting, ignored: {', '.join(where.unknown)}.", file=sys.stderr)
     print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {_listening(cluster)} ({stored}). "
           "Ctrl-C or SIGTERM stops it cleanly.",
           flush=True)

@@ -79,6 +79,15 @@ class SecurityConfig:
         return not plain or self.authorizer is not None
 
 
+def takes(name: str) -> bool:
+    """Whether a broker setting of this name is one of the security settings minikafka reads."""
+    if name.startswith("ssl."):
+        return name in _SSL_USED | _SSL_NO_EFFECT
+    if name.startswith("sasl."):
+        return name in _OWN | {"sasl.enabled.mechanisms", "sasl.jaas.config"}
+    return name in _OWN or name.startswith("listener.name.")
+
+
 def split(config: Mapping[str, Any]) -> tuple[SecurityConfig, dict[str, Any]]:
     """Take the security settings out of ``config``: (what they say, the other settings)."""
     own = {k: str(v) for k, v in config.items() if k in _OWN or k.startswith(_PREFIXES)}
@@ -161,12 +170,15 @@ def _listener_specs(s: Mapping[str, str]) -> list[tuple[str, str, str, int]]:
 
 
 def _advertised(s: Mapping[str, str]) -> dict[str, tuple[str, int]]:
-    out = {}
+    """Each broker listener's advertised address; a controller listener's is left out, as its
+    listener is (Kafka 4 lets controllers advertise theirs, KIP-853; minikafka has no separate ones)."""
+    out, controllers = {}, {n.upper() for n in _items(s.get("controller.listener.names", ""))}
     for text in _items(s.get("advertised.listeners", "")):
         m = _LISTENER.fullmatch(text)
         if m is None or not m["host"]:
             raise ConfigError(f"advertised.listeners: {text!r} is not NAME://host:port, e.g. PLAINTEXT://localhost:9092")
-        out[m["name"].upper()] = (m["host"].strip("[]"), int(m["port"]))
+        if m["name"].upper() not in controllers:
+            out[m["name"].upper()] = (m["host"].strip("[]"), int(m["port"]))
     return out
 
 

@@ -183,3 +183,39 @@ def test_serve_explains_a_missing_file_or_an_unsupported_listener(tmp_path):
     secure.write_text("listeners=SASL_SSL://:9092\n")  # Kafka's default mechanism is GSSAPI (Kerberos)
     r = mk("serve", str(secure))
     assert r.returncode == 2 and "sasl.enabled.mechanisms=GSSAPI" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_serve_takes_every_name_kafka_knows_and_warns_on_one_it_does_not(tmp_path):
+    """A server.properties as kafka-python's test fixture renders it for Kafka 4 (a CONTROLLER
+    listener advertised, replica and cleaner settings minikafka has no part for) starts a broker;
+    a name Kafka does not know (confluent-kafka's test cluster has offsets.topic.min.isr) is named
+    in a warning with the closest name Kafka knows, and the broker starts, as Kafka does."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    props = tmp_path / "server.properties"
+    props.write_text("\n".join([
+        "process.roles=broker,controller", "node.id=1", "controller.quorum.voters=1@127.0.0.1:1",
+        f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{port + 1}",
+        f"advertised.listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{port + 1}",
+        "controller.listener.names=CONTROLLER",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        f"log.dirs={tmp_path / 'logs'}", "replica.socket.timeout.ms=1000", "log.cleaner.enable=false",
+        "offsets.commit.timeout.ms=500", "replica.fetch.max.bytes=1048576",
+        "controller.quorum.election.timeout.ms=1000",
+        "offsets.topic.min.isr=1", "num.partitions=2", ""]))
+    proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", str(props)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        notice, line = proc.stdout.readline(), proc.stdout.readline()
+        for name in ("replica.socket.timeout.ms", "log.cleaner.enable", "offsets.commit.timeout.ms",
+                     "replica.fetch.max.bytes", "controller.quorum.election.timeout.ms"):
+            assert name in notice, notice
+        assert f"listening on 127.0.0.1:{port}" in line, line + proc.stderr.read()
+        warning = proc.stderr.readline()
+        assert "offsets.topic.min.isr (did you mean" in warning and warning.count("did you mean") == 1, warning
+        r = mk("topics", "--bootstrap-server", f"127.0.0.1:{port}", "--create", "--topic", "started")
+        assert r.returncode == 0, r.stderr
+    finally:
+        proc.terminate()
+        proc.wait(30)
