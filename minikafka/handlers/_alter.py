@@ -10,7 +10,7 @@ by the group's coordinator and share-partition leaders.
 
 from __future__ import annotations
 
-from ..config import BROKER_SETTINGS, ConfigError, TOPIC_SETTINGS, validate_topic_configs
+from ..config import BROKER_SETTINGS, ConfigError, TOPIC_SETTINGS, render, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
 from ..share import configs as group_configs
 from ..security.acl import Operation
@@ -60,6 +60,19 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
     if resource_type == GROUP:
         return dict(ctx.broker.metadata.group_configs.get(name, {}))
     return {}
+
+
+def effective(ctx, resource_type: int, name: str, setting: str) -> str:
+    """The value a setting has now, override or default: what APPEND and SUBTRACT start from
+    (APPEND compact to a topic's default cleanup.policy gives delete,compact, as in Kafka)."""
+    try:
+        if resource_type == TOPIC and name in ctx.broker.metadata.topics:
+            return render(ctx.broker.metadata.topic_config(name)[setting])
+        if resource_type == BROKER:
+            return render(ctx.broker.config[setting])
+    except KeyError:
+        pass
+    return ""
 
 
 def check_broker_name(ctx, name: str) -> None:

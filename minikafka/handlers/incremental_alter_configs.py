@@ -14,13 +14,14 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 OPERATIONS = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"}
 
 
-def _merge(current: dict, op: int, name: str, value: str | None) -> None:
+def _merge(current: dict, op: int, name: str, value: str | None, now: str = "") -> None:
+    """Apply one change to the overrides; ``now`` is the setting's value when it has no override."""
     if op == SET:
         current[name] = value
     elif op == DELETE:
         current.pop(name, None)
     elif op in (APPEND, SUBTRACT) and _alter.is_list(name):
-        items = [x for x in current.get(name, "").split(",") if x]
+        items = [x.strip() for x in current.get(name, now).split(",") if x.strip()]
         given = [x for x in (value or "").split(",") if x]
         items = items + [x for x in given if x not in items] if op == APPEND else [x for x in items if x not in given]
         current[name] = ",".join(items)
@@ -47,7 +48,8 @@ async def handle(ctx, request):
         def run():
             current = _alter.current_overrides(ctx, res.resource_type, res.resource_name)
             for c in res.configs:
-                _merge(current, c.config_operation, c.name, c.value)
+                now = _alter.effective(ctx, res.resource_type, res.resource_name, c.name)
+                _merge(current, c.config_operation, c.name, c.value, now)
             _alter.apply(ctx, res.resource_type, res.resource_name, current, request.validate_only)
         return run
     return ctx.respond(responses=tuple(_alter.result(ctx, r, change(r)) for r in request.resources))

@@ -91,6 +91,23 @@ def test_subtract_can_empty_a_list_setting(make_cluster):
     assert entries["cleanup.policy"].value == ""
 
 
+def test_append_starts_from_the_value_in_force_not_from_nothing(make_cluster):
+    """APPEND compact to a topic with the default cleanup.policy gives delete,compact, as in
+    Kafka (confluent-kafka's integration suite checks it); SUBTRACT delete then leaves compact."""
+    cluster = make_cluster()
+    cluster.create_topic("policy")
+    client = admin(cluster.bootstrap_servers)
+
+    def change(op, value):
+        resource = ConfigResource("topic", "policy", incremental_configs=[
+            ConfigEntry("cleanup.policy", value, incremental_operation=op)])
+        client.incremental_alter_configs([resource])[resource].result(10)
+        entries = next(iter(client.describe_configs([ConfigResource("topic", "policy")]).values())).result(10)
+        return entries["cleanup.policy"].value
+    assert change(AlterConfigOpType.APPEND, "compact") == "delete,compact"
+    assert change(AlterConfigOpType.SUBTRACT, "delete") == "compact"
+
+
 @pytest.mark.parametrize("count", [0, -1, 1.5, True, "2"])
 def test_a_cluster_needs_at_least_one_broker(count):
     with pytest.raises(ValueError, match="at least one broker"):
