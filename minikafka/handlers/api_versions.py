@@ -3,6 +3,15 @@
 The answer is derived from ``protocol.apis.API_TABLE``. A client that asks with a
 newer ApiVersions version than the broker knows gets a v0 body with
 UNSUPPORTED_VERSION and the broker's ranges, and retries with a version from them.
+
+From v3 the answer also lists the cluster's features (KIP-584): the levels this broker
+supports and those the cluster finalized, which clients read to choose a protocol (a
+Java client uses transaction protocol v2 only where ``transaction.version`` is finalized
+at 2). ``FEATURES`` says what minikafka has: the consumer group protocol (KIP-848,
+``group.version`` 1), share groups (KIP-932, ``share.version`` 1) and the classic
+transaction protocol (``transaction.version`` 1); a Kafka 4.4 cluster finalizes
+``transaction.version`` 2 and ``eligible.leader.replicas.version`` 1, which minikafka has
+not (the README's table of differences says so).
 """
 
 from __future__ import annotations
@@ -13,6 +22,14 @@ from ..errors import ErrorCode
 from ..protocol import codec
 from ..protocol.apis import API_TABLE
 
+# feature -> (lowest supported level, highest supported level, finalized level)
+FEATURES: dict[str, tuple[int, int, int]] = {
+    "group.version": (0, 1, 1),
+    "share.version": (0, 1, 1),
+    "transaction.version": (0, 1, 1),
+}
+FEATURES_EPOCH = 1  # the finalized levels never change in a running minikafka
+
 
 def _ranges(entry: type) -> tuple:
     """The API table as ApiVersion entries (the entry class has the same fields in every version)."""
@@ -21,7 +38,15 @@ def _ranges(entry: type) -> tuple:
 
 
 async def handle(ctx, request):
-    return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
+    if ctx.api_version < 3:
+        return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
+    return ctx.respond(
+        error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion),
+        supported_features=tuple(ctx.make("SupportedFeatureKey", name=name, min_version=low, max_version=high)
+                                 for name, (low, high, _) in FEATURES.items()),
+        finalized_features_epoch=FEATURES_EPOCH,
+        finalized_features=tuple(ctx.make("FinalizedFeatureKey", name=name, max_version_level=level,
+                                          min_version_level=level) for name, (_, _, level) in FEATURES.items()))
 
 
 def unsupported_version_answer(correlation_id: int) -> bytes:

@@ -68,3 +68,17 @@ def test_kcat_with_an_older_librdkafka_compresses_too(make_cluster):
                           input=b"x" * 2000 + b"\n", capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert 0 < cluster.segments("squeezed")[0][0]["size"] < 500
+
+
+def test_features_say_what_minikafka_has(make_cluster):
+    """KIP-584: the consumer group protocol, share groups and the classic transaction protocol,
+    finalized, so a client that reads transaction.version keeps to transaction protocol v1."""
+    from kio.schema.api_versions.v3 import request as av
+    cluster = make_cluster(brokers=1)
+    with RawClient(cluster.bootstrap_servers) as client:
+        answer = client.request(av.ApiVersionsRequest(client_software_name="t", client_software_version="1"),
+                                flexible_response=False)
+    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in answer.finalized_features}
+    supported = {f.name: (f.min_version, f.max_version) for f in answer.supported_features}
+    assert finalized == {"group.version": (1, 1), "share.version": (1, 1), "transaction.version": (1, 1)}
+    assert supported["transaction.version"] == (0, 1) and answer.finalized_features_epoch >= 0
