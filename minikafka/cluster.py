@@ -369,8 +369,9 @@ class Cluster:
         return sorted(self.brokers)
 
     def partition_state(self, topic: str, partition: int = 0) -> dict:
-        """Leader, epoch, replicas, ISR, high watermark and each replica's log end offset; during a
-        reassignment (KIP-455) also the replicas being added and removed."""
+        """Leader, epoch, replicas, ISR, eligible leader replicas (and the last known ones, KIP-966),
+        high watermark and each replica's log end offset; during a reassignment (KIP-455) also
+        the replicas being added and removed."""
         def read():
             info = self.metadata.topics[topic].partitions[partition]
             leos = {b: self.brokers[b].partitions[(topic, partition)].log_end_offset
@@ -378,7 +379,8 @@ class Cluster:
             leader = self.brokers.get(info.leader)
             hw = leader.partitions[(topic, partition)].high_watermark if leader else None
             return {"topic": topic, "partition": partition, "leader": info.leader, "leader_epoch": info.leader_epoch,
-                    "replicas": list(info.replicas), "isr": list(info.isr), "high_watermark": hw,
+                    "replicas": list(info.replicas), "isr": list(info.isr), "elr": list(info.elr),
+                    "last_known_elr": list(info.last_known_elr), "high_watermark": hw,
                     "log_end_offsets": leos, "adding_replicas": list(info.adding_replicas),
                     "removing_replicas": list(info.removing_replicas)}
         return self.call(read)

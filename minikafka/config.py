@@ -90,6 +90,10 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("log.message.timestamp.type", "string", "CreateTime", "CreateTime or LogAppendTime.", "message.timestamp.type", ("CreateTime", "LogAppendTime")),
     Setting("log.retention.check.interval.ms", "long", 300_000, "How often retention and compaction run."),
     Setting("min.insync.replicas", "int", 1, "Replicas that must have a write for acks=all to succeed.", "min.insync.replicas"),
+    Setting("eligible.leader.replicas.version", "int", 1, "1: eligible leader replicas (KIP-966, a new Kafka 4.1+ "
+            "cluster's default): the high watermark stops while the ISR is below min.insync.replicas, and replicas "
+            "that left the ISR then stay electable. 0: Kafka before 4.1. (A feature level on Kafka: kafka-features.)",
+            choices=("0", "1")),
     Setting("unclean.leader.election.enable", "bool", False, "Let an out-of-sync replica become leader (may lose data).", "unclean.leader.election.enable"),
     Setting("replica.lag.time.max.ms", "long", 30_000, "A follower that has not caught up for this long leaves the ISR."),
     Setting("compression.type", "string", "producer", "Batches are kept as the producer compressed them.", "compression.type",

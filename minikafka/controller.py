@@ -50,9 +50,18 @@ class Controller:
 
     # -- elections ------------------------------------------------------------------
     def elect_leader(self, topic: str, info: PartitionInfo, *, exclude: tuple[int, ...] = ()) -> None:
+        """Kafka's order: a live ISR member, then a live eligible leader replica (KIP-966), then,
+        with unclean.leader.election.enable, any live replica."""
         candidates = [b for b in info.replicas if b in info.isr and self.live(b) and b not in exclude]
         if candidates:
             self._set_leader(topic, info, candidates[0])
+            return
+        eligible = [b for b in info.replicas if b in info.elr and self.live(b) and b not in exclude]
+        if eligible:
+            log.warning("%s-%d: no in-sync replica is alive; eligible leader replica %d leads", topic, info.index,
+                        eligible[0])
+            info.isr, info.elr = [eligible[0]], [b for b in info.elr if b != eligible[0]]
+            self._set_leader(topic, info, eligible[0])
             return
         unclean = self.metadata.topic_config(topic)["unclean.leader.election.enable"]
         others = [b for b in info.replicas if self.live(b) and b not in exclude]
@@ -139,16 +148,34 @@ class Controller:
         for broker_id in gone:
             self.peers.drop_replica(broker_id, topic, info.index)
 
-    # -- the ISR --------------------------------------------------------------------
+    # -- the ISR and the eligible leader replicas (KIP-966) ------------------------------------
+    def _elr_enabled(self) -> bool:
+        return self.metadata.config["eligible.leader.replicas.version"] >= 1
+
+    def _leave_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
+        """``broker_id`` leaves the ISR; below min.insync.replicas it becomes an eligible leader
+        replica: the high watermark has not moved since, so it holds all that consumers saw."""
+        info.isr = [b for b in info.isr if b != broker_id]
+        if self._elr_enabled() and len(info.isr) < self.metadata.topic_config(topic)["min.insync.replicas"]:
+            info.elr = [b for b in info.replicas if b in info.elr or b == broker_id]
+            info.last_known_elr = [b for b in info.last_known_elr if b != broker_id]
+
+    def _fit_elr(self, topic: str, info: PartitionInfo) -> None:
+        """Enough in sync again: the ISR's guarantee is back, and the ELR is not needed."""
+        if len(info.isr) >= self.metadata.topic_config(topic)["min.insync.replicas"] or not self._elr_enabled():
+            info.elr, info.last_known_elr = [], []
+        info.elr = [b for b in info.elr if b not in info.isr]
+
     def shrink_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
         if broker_id in info.isr and len(info.isr) > 1:
-            info.isr = [b for b in info.isr if b != broker_id]
+            self._leave_isr(topic, info, broker_id)
             log.info("ISR of %s-%d shrank to %s (broker %d fell behind)", topic, info.index, info.isr, broker_id)
             self._publish(topic, info)
 
     def expand_isr(self, topic: str, info: PartitionInfo, broker_id: int) -> None:
         if broker_id not in info.isr and self.live(broker_id):
             info.isr = [b for b in info.replicas if b in info.isr or b == broker_id]
+            self._fit_elr(topic, info)
             log.info("ISR of %s-%d grew to %s (broker %d caught up)", topic, info.index, info.isr, broker_id)
             self._publish(topic, info)
             self.preferred_election(topic, info)
@@ -167,7 +194,10 @@ class Controller:
             if broker_id not in info.replicas:
                 continue
             if broker_id in info.isr and len(info.isr) > 1:
-                info.isr = [b for b in info.isr if b != broker_id]
+                self._leave_isr(topic, info, broker_id)
+            if broker_id in info.elr:  # an eligible leader replica that is gone is only last known
+                info.elr = [b for b in info.elr if b != broker_id]
+                info.last_known_elr = [b for b in info.replicas if b in info.last_known_elr or b == broker_id]
             if info.leader == broker_id:
                 self.elect_leader(topic, info, exclude=(broker_id,))
             else:
@@ -179,5 +209,11 @@ class Controller:
         self.departed.pop(broker_id, None)
         self.elect_controller()
         for topic, info in self.partitions():
+            if broker_id in info.last_known_elr:  # back, with all that consumers saw: eligible again
+                info.last_known_elr = [b for b in info.last_known_elr if b != broker_id]
+                info.elr = [b for b in info.replicas if b in info.elr or b == broker_id]
+                self._fit_elr(topic, info)
+                if info.leader != NO_LEADER:
+                    self._publish(topic, info)
             if broker_id in info.replicas and info.leader == NO_LEADER:
                 self.elect_leader(topic, info)

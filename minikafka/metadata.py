@@ -44,6 +44,8 @@ class PartitionInfo:
     leader_epoch: int = 0
     adding_replicas: list[int] = field(default_factory=list)  # a reassignment in progress (KIP-455)
     removing_replicas: list[int] = field(default_factory=list)
+    elr: list[int] = field(default_factory=list)  # eligible leader replicas (KIP-966): left the ISR below min ISR
+    last_known_elr: list[int] = field(default_factory=list)  # ELR members that went offline
 
 
 @dataclass

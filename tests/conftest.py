@@ -6,6 +6,7 @@ import shutil
 import uuid
 
 import pytest
+from kafka.admin import KafkaAdminClient
 
 from minikafka import Cluster
 
@@ -61,3 +62,17 @@ FIRST = ("tests/slides/",)
 
 def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: 0 if item.nodeid.startswith(FIRST) else 1)  # stable: same order otherwise
+
+
+@pytest.fixture
+def kafka_admin():  # shared by tests/admin and tests/replication
+    """Factory: ``kafka_admin(cluster)`` -> a kafka-python KafkaAdminClient on that cluster."""
+    made: list[KafkaAdminClient] = []
+
+    def factory(cluster) -> KafkaAdminClient:
+        made.append(KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=10000))
+        return made[-1]
+
+    yield factory
+    for client in made:
+        client.close()

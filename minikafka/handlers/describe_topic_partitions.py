@@ -5,8 +5,8 @@ topics (all of them when the request names none) are answered in name order, eac
 partition with its leader, epoch, replicas, ISR and offline replicas, and at most
 ``ResponsePartitionLimit`` partitions per answer (capped at 2000, Kafka's
 ``max.request.partition.size.limit``). When more remain, ``NextCursor`` names the topic
-and partition to start from in the next request. Eligible leader replicas (KIP-966's ELR)
-are not kept by minikafka, so those lists are empty, as on a Kafka cluster without ELR.
+and partition to start from in the next request. Each partition lists its eligible leader
+replicas and the last known ones (KIP-966), as a Kafka 4.1+ cluster does.
 Topics the principal may not DESCRIBE are left out of "all topics", and named ones are
 answered TOPIC_AUTHORIZATION_FAILED at the end, without their id, as Kafka does.
 """
@@ -28,7 +28,7 @@ def _partition(ctx, p, live):
                     error_code=ErrorCode.none if leader >= 0 else ErrorCode.leader_not_available,
                     partition_index=p.index, leader_id=leader, leader_epoch=p.leader_epoch,
                     replica_nodes=tuple(p.replicas), isr_nodes=tuple(b for b in p.isr if b in live),
-                    eligible_leader_replicas=(), last_known_elr=(),
+                    eligible_leader_replicas=tuple(p.elr), last_known_elr=tuple(p.last_known_elr),
                     offline_replicas=tuple(b for b in p.replicas if b not in live))
 
 

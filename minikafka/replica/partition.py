@@ -190,13 +190,22 @@ class Partition:
 
     # -- replication state ----------------------------------------------------------
     def update_high_watermark(self) -> None:
-        """Leader: the high watermark is the smallest log end offset in the ISR."""
+        """Leader: the high watermark is the smallest log end offset in the ISR. With eligible
+        leader replicas (KIP-966, "strict min ISR") it does not move while the ISR is smaller than
+        min.insync.replicas: an acks=1 write is accepted and stays invisible to consumers, so every
+        replica that left the ISR meanwhile still holds all that consumers saw, and may lead."""
         if not self.is_leader:
+            return
+        if self.strict_min_isr and len(self.info.isr) < self.config["min.insync.replicas"]:
             return
         ends = [self.log_end_offset]
         ends += [self.followers.setdefault(b,
                                            FollowerState()).log_end_offset for b in self.info.isr if b != self.node_id]
         self.set_high_watermark(min(ends))
+
+    @property
+    def strict_min_isr(self) -> bool:
+        return self.config.broker["eligible.leader.replicas.version"] >= 1
 
     def set_high_watermark(self, offset: int) -> None:
         offset = min(offset, self.log_end_offset)
@@ -229,12 +238,15 @@ class Partition:
     async def wait_for_replicas(self, offset: int, timeout: datetime.timedelta) -> None:
         """Wait until the high watermark reaches ``offset`` (every ISR member has it).
 
-        As in Kafka, the ISR is checked again when the write completes: if it shrank below
-        ``min.insync.replicas`` meanwhile, the write is on the leader but not acknowledged.
+        As in Kafka, the ISR is checked again when the write completes, and whenever it changes
+        meanwhile: below ``min.insync.replicas`` the write is on the leader but not acknowledged
+        (with eligible leader replicas the high watermark would not reach it before the ISR grows).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout.total_seconds()
         while self.high_watermark < offset:
+            if self.strict_min_isr:
+                self._check_isr_after_append()
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise KafkaError(ErrorCode.request_timed_out,
@@ -243,6 +255,9 @@ class Partition:
                 await asyncio.wait_for(self.waiter(), remaining)
             except asyncio.TimeoutError:
                 pass
+        self._check_isr_after_append()
+
+    def _check_isr_after_append(self) -> None:
         need = self.config["min.insync.replicas"]
         if len(self.info.isr) < need:
             raise KafkaError(ErrorCode.not_enough_replicas_after_append,
