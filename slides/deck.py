@@ -9,7 +9,8 @@ A notebook marks its slides with Jupyter's standard cell metadata,
 * ``fragment``: appears on the current slide with the next key press,
 * ``-`` (or nothing): continues the current slide,
 * ``skip``: not in the deck,
-* ``notes``: speaker notes of the current slide (press ``S`` in the deck).
+* ``notes``: speaker notes of the current slide (press ``S`` in the deck); the lessons keep
+  theirs apart, in ``instructor/notes/``, and the build puts them back (``translations/notes.py``).
 
 Whatever the marks say, a ``#`` or ``##`` heading starts a slide and ``###`` a subslide,
 even in the middle of a markdown cell; the helper import and the ``parameters`` cell are

@@ -239,20 +239,6 @@ def test_every_exercise_has_a_worked_solution(path):
     assert f"solutions/{path.name}" in exercises_cell, "the exercises link to their solutions"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_every_section_has_speaker_notes(path):
-    from slides import deck
-    nb = nbformat.read(path, as_version=4)
-    built = deck.build_deck(nb, path.stem)
-    assert built.sections_without_notes == [], f"{name(path)}: sections without speaker notes"
-    # What an instructor needs from each: what to say, what to ask the room, what can go wrong, how long.
-    parts = ("Say:", "Ask the room:", "Watch out:", "Time:")
-    thin = [(c.id, [p for p in parts if p not in c.source]) for c in nb.cells
-            if c.cell_type == "markdown" and c.source.startswith("**Speaker notes.**")
-            and not all(p in c.source for p in parts)]
-    assert not thin, f"{name(path)}: speaker notes missing parts (cell id, missing): {thin}"
-
-
 # Executed the way an instructor pre-renders outputs: nbconvert stops at the first error a
 # cell raises, so exit 0 means every error shown on purpose was caught and printed in one
 # line. The notebooks that show one are named here with the error they must show. The other
