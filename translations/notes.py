@@ -27,8 +27,9 @@ are moved here by::
 
 which takes every notes cell out of ``notebooks/*.ipynb``, anchors it to the nearest cell
 before it that is not a note, merges it into the lesson's notes (an inline note replaces the
-note of the same id), and moves its translations out of the notebook's catalogs into the
-notes' catalogs. Running it again changes nothing.
+note of the same id; a notebook from before the move, carrying notes the source has, brings the
+lesson's whole set, so a note it lacks was deleted: see ``merged``), and moves its translations
+out of the notebook's catalogs into the notes' catalogs. Running it again changes nothing.
 """
 
 from __future__ import annotations
@@ -146,10 +147,16 @@ def take_out(nb) -> tuple[object, list[Note]]:
 
 
 def merged(old: list[Note], inline: list[Note], nb) -> list[Note]:
-    """The notes already in the source with the inline ones: an inline note replaces the note of its id;
-    in the order of the cells they follow (notes after the same cell keep their order)."""
+    """The notes already in the source with the inline ones, in the order of the cells they follow
+    (notes after the same cell keep their order). An inline note replaces the note of its id.
+
+    A notebook whose inline notes include one the source already has is a copy from before the move
+    (a branch that edited the lesson with its notes inline): it carries the lesson's whole set, so a
+    source note it lacks was deleted there and is dropped. Notes that are all new (written inline
+    after the move) are added to the source's."""
     fresh = {n.id: n for n in inline}
-    notes = [fresh.pop(n.id, n) for n in old] + [n for n in inline if n.id in fresh]
+    whole_set = any(n.id in fresh for n in old)
+    notes = [fresh.pop(n.id, n) for n in old if n.id in fresh or not whole_set] + [n for n in inline if n.id in fresh]
     place = {c.id: i for i, c in enumerate(nb.cells)}
     return sorted(notes, key=lambda n: place.get(n.after, len(place)))
 
@@ -204,7 +211,7 @@ def documents(lang: str) -> list[Notes]:
 
 
 def update(notes: Notes) -> list[str]:
-    return build.update_units(notes.name, notes.lang, notes.catalog, notes.units())
+    return build.update_units(notes.name, notes.lang, notes.catalog, notes.units(), "note")
 
 
 def problems(notes: Notes) -> list[str]:
@@ -256,6 +263,9 @@ def migrate(paths: list[Path] | None = None) -> list[str]:
         source.write_text(written(lesson, notes))
         path.write_text(nbformat.writes(plain) + "\n")
         said.append(f"{build.shown(path)}: {len(inline)} notes cell(s) moved to {build.shown(source)}")
+        kept = {n.id for n in notes}
+        said += [f"{build.shown(source)}: note {n.id} dropped (the notebook's own set of notes no longer has it)"
+                 for n in old if n.id not in kept]
         for lang in build.languages():
             said += _move_translations(lang, lesson, {n.id for n in inline})
             said += update(Notes(lang, lesson))

@@ -128,11 +128,19 @@ def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothi
     assert notes.migrate([path]) == []
     assert files == {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
 
-    # A content branch merged later brings notes inline again: one edited, one new.
-    _lesson(tmp_path, md("# Title", id="title"), md("## Part", id="part"), _note("Say: two, edited.", "n2"),
-            code("x = 1", id="code"), md("## New", id="new"), _note("Say: four.", "n4"))
-    notes.migrate([path])
+    # A branch from before the move brings the lesson's whole set inline: n2 edited, n3 deleted, n4 new.
+    _lesson(tmp_path, md("# Title", id="title"), _note("Say: one.", "n1"), md("## Part", id="part"),
+            _note("Say: two, edited.", "n2"), code("x = 1", id="code"), md("## New", id="new"),
+            _note("Say: four.", "n4"))
+    said = notes.migrate([path])
     assert [(n.id, n.after, n.text) for n in notes.read("99-test")] == [
-        ("n1", "title", "Say: one."), ("n2", "part", "Say: two, edited."), ("n3", "code", "Say: three."),
-        ("n4", "new", "Say: four.")]
+        ("n1", "title", "Say: one."), ("n2", "part", "Say: two, edited."), ("n4", "new", "Say: four.")]
+    assert any("note n3 dropped" in line for line in said)
     assert not any(notes.is_note(c) for c in nbformat.read(path, as_version=4).cells)
+    assert {m.context for m in build.load(notes.catalog_of("es", "99-test")) if m.id} == {"n1", "n2", "n4"}
+
+    # A note written inline after the move is added to the others.
+    _lesson(tmp_path, md("# Title", id="title"), _note("Say: zero.", "n0"), md("## Part", id="part"),
+            code("x = 1", id="code"), md("## New", id="new"))
+    notes.migrate([path])
+    assert [n.id for n in notes.read("99-test")] == ["n1", "n0", "n2", "n4"]
