@@ -207,23 +207,67 @@ def test_opens_with_objectives_prerequisites_and_a_measured_time(path):
         f"{name(path)}: say the time, and how long the cells take to run")
 
 
+def number(path: Path) -> str:
+    """``02`` for notebooks/02-topics-partitions-offsets.ipynb, ``08b`` for 08b-...: its question bank's name."""
+    return path.name.split("-")[0]
+
+
+QUIZ = re.compile(r"""course\.quiz\(["'](\w+)["']\)""")
+PREDICT = re.compile(r"""course\.predict\(["'](\w+)["'], *["']([\w-]+)["']\)""")
+
+
+def predictions(nb) -> list[tuple[int, str, str]]:
+    """(cell index, notebook, key) of every ``course.predict(...)`` cell."""
+    return [(i, *PREDICT.fullmatch(c.source.strip()).groups()) for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and PREDICT.fullmatch(c.source.strip())]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_ends_with_a_predict_then_run_quiz(path):
+def test_ends_with_a_short_recap_quiz_from_its_bank(path):
+    """``course.quiz("NN")`` right before the summary; its bank's RECAP holds 3 to 5 questions."""
+    from kafka_course.quiz import bank
     nb = nbformat.read(path, as_version=4)
-    cells = [c for c in code_cells(nb) if "course.quiz(" in c.source]
-    assert len(cells) == 1, f"{name(path)}: one course.quiz([...]) cell"
-    calls = [n for n in ast.walk(ast.parse(cells[0].source)) if isinstance(n, ast.Call)
-             and getattr(n.func, "attr", None) == "Question"]
-    assert 3 <= len(calls) <= 5, f"{name(path)}: {len(calls)} questions; give 3 to 5"
-    position = nb.cells.index(cells[0])
+    cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "course.quiz(" in c.source]
+    assert len(cells) == 1, f"{name(path)}: one course.quiz cell, not {len(cells)}"
+    source = nb.cells[cells[0]].source.strip()
+    assert source == f'course.quiz("{number(path)}")', (
+        f"{name(path)}: the quiz cell is exactly course.quiz(\"{number(path)}\"), its questions in the bank "
+        f"kafka_course/quizzes/nb{number(path)}.py (found {source[:60]!r})")
     summary = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Summary" in c.source)
-    assert position < summary, "the quiz comes before the summary"
-    import kafka_course
-    namespace = {"course": kafka_course}
-    questions = eval(compile(ast.Expression(ast.parse(cells[0].source).body[0].value.args[0]), "quiz", "eval"),
-                     namespace)
-    for q in questions:  # Question() itself refuses an answer that is not an option
-        assert len(q.options) >= 2 and q.why.strip()
+    between = [c for c in nb.cells[cells[0] + 1:summary] if c.cell_type == "code"]
+    assert cells[0] < summary and not between, "the recap is the last code cell before the summary"
+    recap = bank(number(path)).RECAP
+    assert 3 <= len(recap) <= 5, f"{name(path)}: the recap has {len(recap)} questions; give 3 to 5"
+    questions = bank(number(path)).QUESTIONS
+    assert set(recap) <= set(questions), f"RECAP names questions the bank lacks: {set(recap) - set(questions)}"
+    for key, q in questions.items():  # Question() itself refuses an answer that is not an option
+        assert len(q.options) >= 2 and q.why.strip(), f"question {key!r}: two options or more, and a why"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_prediction_asks_a_question_of_the_bank_right_before_a_code_cell(path):
+    from kafka_course.quiz import bank
+    nb = nbformat.read(path, as_version=4)
+    asked = predictions(nb)
+    odd = [c.source[:60] for c in nb.cells if c.cell_type == "code" and "course.predict(" in c.source
+           and not PREDICT.fullmatch(c.source.strip())]
+    assert not odd, f"{name(path)}: a prediction cell is exactly course.predict(\"NN\", \"key\"): {odd}"
+    assert 2 <= len(asked) <= 4, f"{name(path)}: {len(asked)} questions to predict; ask 2 to 4"
+    questions = bank(number(path)).QUESTIONS
+    for i, notebook, key in asked:
+        assert notebook == number(path), f"{name(path)} asks notebook {notebook}'s question {key!r}"
+        assert key in questions, f"{name(path)}: no question {key!r} in kafka_course/quizzes/nb{notebook}.py"
+        after = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
+        assert after is not None and after.cell_type == "code" and not PREDICT.fullmatch(after.source.strip()), (
+            f"{name(path)}: the cell right after course.predict(\"{notebook}\", \"{key}\") must be the code cell "
+            "that answers it")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + sorted((ROOT / "notebooks" / "es").glob("*.ipynb")) + WORKED, ids=name)
+def test_no_notebook_shows_a_quiz_answer(path):
+    """The answers stay in the banks, out of the learner's view."""
+    shown = [c.id for c in nbformat.read(path, as_version=4).cells if re.search(r"\banswer\s*=", c.source)]
+    assert not shown, f"{name(path)}: cells {shown} hold answer=...; move the questions to the notebook's bank"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
