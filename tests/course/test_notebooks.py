@@ -270,6 +270,24 @@ def test_no_notebook_shows_a_quiz_answer(path):
     assert not shown, f"{name(path)}: cells {shown} hold answer=...; move the questions to the notebook's bank"
 
 
+DISCUSSION = re.compile(r"[*_ ]*\(discussion\)", re.I)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_exercise_has_a_cell_to_start_from(path):
+    """Each numbered exercise not marked ``(discussion)`` has a code cell ``# Exercise N: ...`` after the list."""
+    nb = nbformat.read(path, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
+    listed = re.findall(r"^(\d+)\. (.*)", nb.cells[at].source.split("## Exercises", 1)[1], re.M)
+    needed = {int(n) for n, text in listed if not DISCUSSION.match(text)}
+    found = [int(m.group(1)) for c in nb.cells[at + 1:] if c.cell_type == "code"
+             for m in [re.match(r"# Exercise (\d+): \S", c.source)] if m]
+    assert needed <= set(found), (f"{name(path)}: exercises {sorted(needed - set(found))} have no code cell starting "
+                                  "'# Exercise N: <task>' after the list (mark an open question '(discussion)')")
+    assert set(found) <= {int(n) for n, _ in listed}, f"{name(path)}: cells for exercises the list lacks: {found}"
+    assert len(found) == len(set(found)), f"{name(path)}: two cells for one exercise: {found}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_every_exercise_has_a_worked_solution(path):
     nb = nbformat.read(path, as_version=4)
