@@ -7,10 +7,10 @@ The English notebooks and labs are the source. For each language there is one ca
     translations/es/labs/02-partitioner/starter.po      -> labs/02-partitioner/es/starter.ipynb
 
 An entry is one cell: its nbformat cell id is the entry's context (``msgctxt``), its English
-source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry
-(speaker notes included); a code cell has one when it holds something a learner reads, a
-comment or a sentence in a string, and its translation is the whole cell with those
-translated. Other code cells are copied as they are.
+source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry (speaker
+notes, kept apart, have catalogs of their own: see below); a code cell has one when it holds
+something a learner reads, a comment or a sentence in a string, and its translation is the
+whole cell with those translated. Other code cells are copied as they are.
 
     python -m translations.build add es notebooks/01-messaging-patterns.ipynb   # start a catalog
     python -m translations.build update   # add new cells to the catalogs, mark changed ones fuzzy
