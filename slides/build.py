@@ -5,7 +5,9 @@
     python -m slides.build notebooks/12-ecosystem.ipynb --out /tmp/decks
 
 The decks come from the notebooks themselves (see ``slides/deck.py`` for the cell
-metadata that places cells on slides), so slides and labs never drift apart. By default
+metadata that places cells on slides), so slides and labs never drift apart; the speaker
+notes come from the lessons' instructor source, ``instructor/notes/`` (``translations/notes.py``),
+each with the section of the cell it follows. By default
 every notebook first runs top to bottom against an embedded minikafka (papermill), and
 its outputs, figures included, are embedded in the deck, so "the bars are the
 partitions" has bars next to it (about 5 minutes for all of them). ``--no-execute``
@@ -40,6 +42,8 @@ if __name__ == "__main__" and not __package__:  # run as `python slides/build.py
 
 import nbformat  # noqa: E402
 from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: E402
+
+from translations import notes as speaker_notes  # noqa: E402
 
 from . import deck as decks  # noqa: E402
 from . import diagrams as drawings  # noqa: E402
@@ -257,6 +261,7 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
         if path in executed:  # kept: what the deck shows, and what the tests read of the run
             (out / "executed").mkdir(exist_ok=True)
             nbformat.write(nb, out / "executed" / f"{deck_name(path)}.ipynb")
+        nb = speaker_notes.with_notes(nb, path)  # instructor/notes/<lesson>.md, in the notebook's language
         deck = decks.build_deck(nb, path.stem, with_outputs=run, base=path.parent)
         placed = place_diagrams(deck, available)
         (out / f"{deck_name(path)}.html").write_text(env.get_template("deck.html.j2").render(

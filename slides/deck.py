@@ -9,7 +9,8 @@ A notebook marks its slides with Jupyter's standard cell metadata,
 * ``fragment``: appears on the current slide with the next key press,
 * ``-`` (or nothing): continues the current slide,
 * ``skip``: not in the deck,
-* ``notes``: speaker notes of the current slide (press ``S`` in the deck).
+* ``notes``: speaker notes of the current slide (press ``S`` in the deck); the lessons keep
+  theirs apart, in ``instructor/notes/``, and the build puts them back (``translations/notes.py``).
 
 Whatever the marks say, a ``#`` or ``##`` heading starts a slide and ``###`` a subslide,
 even in the middle of a markdown cell; the helper import and the ``parameters`` cell are
@@ -221,10 +222,12 @@ def build_deck(nb: nbformat.NotebookNode, name: str, with_outputs: bool = False,
 
     ``#`` and ``##`` headings start a slide and ``###`` a subslide, wherever they sit in a
     cell; notes go with the first slide of their section (what the presenter sees as the
-    section opens); a slide that grows too tall continues on a subslide below.
+    section opens); a slide that grows too tall continues on a subslide below. A question to
+    predict (``course.predict``) gets a subslide of its own, and the cell that answers it the next.
     """
     columns: list[Column] = []
     lang = language(nb)
+    answered_below = False  # after a prediction, the cell that answers it starts the slide below
     for cell in nb.cells:
         kind = slide_type(cell)
         if kind == "skip" or not cell.source.strip():
@@ -232,6 +235,9 @@ def build_deck(nb: nbformat.NotebookNode, name: str, with_outputs: bool = False,
         if kind == "notes":
             _section(columns).notes.append(render_markdown(cell.source, base, lang))
             continue
+        if (answered_below or is_prediction(cell)) and kind in ("-", "fragment") and columns:
+            kind = "subslide"  # the question alone on its slide; the answer below, after the vote
+        answered_below = is_prediction(cell)
         if cell.cell_type == "markdown":
             pieces = [(block, *render_block(block, base, lang)) for block in markdown_blocks(cell.source, lang)]
         else:
@@ -318,6 +324,36 @@ def _offline_image(match: re.Match, base: Path | None, lang: str = "en") -> str:
 
 
 _QUIZ = re.compile(r"<div class='course-quiz'>.*?</details></div>", re.S)
+_ASKS = re.compile(r"""course\.(predict|quiz)\(\s*["'](\w+)["']\s*(?:,\s*["']([\w-]+)["']\s*)?\)""")
+
+
+def is_prediction(cell) -> bool:
+    """``course.predict("02", "same-key")``: a question the room answers before the next cell runs."""
+    found = _ASKS.fullmatch(cell.source.strip()) if cell.cell_type == "code" else None
+    return bool(found) and found.group(1) == "predict"
+
+
+def asked_pieces(cell, lang: str = "en") -> list[tuple[str, float]] | None:
+    """``course.predict(nb, key)`` and ``course.quiz(nb)`` in a deck: the questions from the notebook's
+    bank (``kafka_course/quizzes/``) in the deck's language, one piece each, no code, the answer folded
+    (a click on "Answer" opens it, after the room has voted). ``None`` for any other cell."""
+    found = _ASKS.fullmatch(cell.source.strip()) if cell.cell_type == "code" else None
+    if not found:
+        return None
+    import importlib
+
+    from kafka_course import i18n
+    quiz = importlib.import_module("kafka_course.quiz")  # the package's name ``quiz`` is the function
+    kind, notebook, key = found.groups()
+    i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
+    try:
+        keys = [key] if kind == "predict" else list(quiz.bank(notebook).RECAP)
+        numbers = [quiz.RIGHT_BEFORE] if kind == "predict" else [str(n) for n in range(1, len(keys) + 1)]
+        asked = [(n, quiz.question(notebook, k)) for n, k in zip(numbers, keys)]
+        return [(f'<div class="output-html quiz">{quiz.static_html([q], [n])}</div>', 3 + 1.5 * len(q.options))
+                for n, q in asked]
+    finally:
+        i18n.set_language(None)
 
 
 def quiz_pieces(cell) -> list[tuple[str, float]]:
@@ -335,8 +371,11 @@ def quiz_pieces(cell) -> list[tuple[str, float]]:
 def code_pieces(cell, with_outputs: bool, lang: str = "en") -> list[tuple[str, float]]:
     """A code cell, then its outputs when they would not fit under it on one slide (they
     go on the slide below, as a cell's output does on a tall screen)."""
+    asked = asked_pieces(cell, lang)
+    if asked is not None:
+        return asked
     if with_outputs and cell.source.lstrip().startswith("course.quiz(") and quiz_pieces(cell):
-        return quiz_pieces(cell)
+        return quiz_pieces(cell)  # the questions written in the cell (before the banks): from its output
     _ = words(lang)
     body, lines = render_cell(cell, False, lang=lang)
     if not with_outputs:

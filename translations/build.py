@@ -7,10 +7,10 @@ The English notebooks and labs are the source. For each language there is one ca
     translations/es/labs/02-partitioner/starter.po      -> labs/02-partitioner/es/starter.ipynb
 
 An entry is one cell: its nbformat cell id is the entry's context (``msgctxt``), its English
-source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry
-(speaker notes included); a code cell has one when it holds something a learner reads, a
-comment or a sentence in a string, and its translation is the whole cell with those
-translated. Other code cells are copied as they are.
+source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry (speaker
+notes, kept apart, have catalogs of their own: see below); a code cell has one when it holds
+something a learner reads, a comment or a sentence in a string, and its translation is the
+whole cell with those translated. Other code cells are copied as they are.
 
     python -m translations.build add es notebooks/01-messaging-patterns.ipynb   # start a catalog
     python -m translations.build update   # add new cells to the catalogs, mark changed ones fuzzy
@@ -30,6 +30,12 @@ the instructor guide and the course part of the README::
     translations/es/docs/instructor-guide.po -> docs/es/instructor-guide.md
     translations/es/README.po                -> README.es.md
     python -m translations.build add es docs/instructor-guide.md   # build/check take documents too
+
+the lessons' speaker notes (``translations/notes.py``: one entry per note, keyed by the note's id),
+whose build writes the instructor editions, the lessons with their notes put back::
+
+    translations/es/instructor/notes/02-topics-partitions-offsets.po -> instructor/es/02-topics-partitions-offsets.ipynb
+    instructor/notes/02-topics-partitions-offsets.md (English: no catalog) -> instructor/02-...ipynb
 
 and the few words the decks show that are not from a notebook ("(continued)", the index's
 labels, the diagrams' captions) come from ``translations/<lang>/slides.po``, filled from every
@@ -87,6 +93,12 @@ def pairs(lang: str) -> list[Pair]:
 def _docs():
     from translations import docs  # docs builds on this module
     return docs
+
+
+def _other(unit):
+    """The module that handles a unit that is not a notebook: a document, or a lesson's speaker notes."""
+    from translations import docs, notes  # both build on this module
+    return notes if isinstance(unit, notes.Notes) else docs
 
 
 def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
@@ -178,30 +190,39 @@ def previous_ids(path: Path) -> dict[str, str]:
 def update(pair: Pair) -> list[str]:
     """Bring the catalog in line with its source: new cells added, changed ones fuzzy, gone ones dropped."""
     if not isinstance(pair, Pair):
-        return _docs().update(pair)
+        return _other(pair).update(pair)
     _, cells = _cells(pair.source)
-    old = load(pair.catalog) if pair.catalog.exists() else Catalog(locale=pair.lang)
+    return update_units(pair.name, pair.lang, pair.catalog,
+                        [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
+
+
+def update_units(name: str, lang: str, catalog: Path, units: list[tuple[str, str, str]],
+                 noun: str = "entry") -> list[str]:
+    """Bring ``catalog`` in line with the source's translatable units, each ``(context, what it is,
+    its English)``: new ones added empty, changed ones fuzzy (with the English they were made from),
+    gone ones dropped. Notebooks' cells and speaker notes (``translations.notes``) go through it."""
+    old = load(catalog) if catalog.exists() else Catalog(locale=lang)
     by_context = {m.context: m for m in old if m.id}
-    earlier = previous_ids(pair.catalog)
-    fresh = Catalog(locale=pair.lang, project="Kafka Hands-On", fuzzy=False)
+    earlier = previous_ids(catalog)
+    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
     said = []
-    for cell in cells:
-        before = by_context.get(cell.id)
+    for context, kind, text in units:
+        before = by_context.get(context)
         if before is None:
-            fresh.add(cell.source, "", context=cell.id, auto_comments=[f"{cell.cell_type} cell"])
-            said.append(f"{pair.name}: new {cell.cell_type} cell {cell.id}")
-        elif before.id != cell.source:
+            fresh.add(text, "", context=context, auto_comments=[kind])
+            said.append(f"{name}: new {kind} {context}")
+        elif before.id != text:
             flags = set(before.flags) | {"fuzzy"}
-            fresh.add(cell.source, before.string, context=cell.id, flags=flags, previous_id=before.id,
-                      auto_comments=[f"{cell.cell_type} cell"])
-            said.append(f"{pair.name}: cell {cell.id} changed since it was translated (marked fuzzy)")
+            fresh.add(text, before.string, context=context, flags=flags, previous_id=before.id,
+                      auto_comments=[kind])
+            said.append(f"{name}: {noun} {context} changed since it was translated (marked fuzzy)")
         else:
-            fresh.add(before.id, before.string, context=cell.id, flags=before.flags,
-                      previous_id=earlier.get(cell.id) if before.fuzzy else None,
-                      auto_comments=[f"{cell.cell_type} cell"])
-    gone = set(by_context) - {c.id for c in cells}
-    said += [f"{pair.name}: cell {g} is gone from the source (dropped)" for g in sorted(gone)]
-    save(fresh, pair.catalog)
+            fresh.add(before.id, before.string, context=context, flags=before.flags,
+                      previous_id=earlier.get(context) if before.fuzzy else None,
+                      auto_comments=[kind])
+    gone = set(by_context) - {context for context, _, _ in units}
+    said += [f"{name}: {noun} {g} is gone from the source (dropped)" for g in sorted(gone)]
+    save(fresh, catalog)
     return said
 
 
@@ -307,7 +328,7 @@ def sentence_problems(lang: str, path: Path, messages: list[str]) -> list[str]:
 def problems(pair: Pair) -> list[str]:
     """What keeps this catalog from building the translated notebook (or document) as its source is now."""
     if not isinstance(pair, Pair):
-        return _docs().problems(pair)
+        return _other(pair).problems(pair)
     if not pair.source.exists():
         return [f"{pair.catalog.relative_to(REPO)} translates {pair.name}, which does not exist"]
     _, cells = _cells(pair.source)
@@ -350,25 +371,41 @@ def translated(pair: Pair):
 
 def rendered(pair: Pair) -> str:
     if not isinstance(pair, Pair):
-        return _docs().rendered(pair)
+        return _other(pair).rendered(pair)
     return nbformat.writes(translated(pair)) + "\n"
 
 
 def everything(lang: str) -> list:
-    """Every notebook and document ``lang`` has a catalog for."""
-    return pairs(lang) + _docs().documents(lang)
+    """Every notebook, document and lesson's notes ``lang`` has a catalog for (the notes build the
+    instructor editions: ``translations.notes``)."""
+    from translations import notes
+    return pairs(lang) + _docs().documents(lang) + notes.documents(lang)
+
+
+def editions() -> list:
+    """What English needs no catalog for but the build writes: the English instructor editions."""
+    from translations import notes
+    return notes.documents("en")
+
+
+def _units(lang: str | None, only: list | None) -> list:
+    """What build and check go through: ``only``, or every catalog of the language(s) and, for all
+    languages, the English instructor editions too."""
+    if only is not None:
+        return list(only)
+    return [u for each in (languages() if lang is None else [lang]) for u in everything(each)] + (
+        editions() if lang is None else [])
 
 
 def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]:
     written = []
-    for each in languages() if lang is None else [lang]:
-        for pair in everything(each) if only is None else only:
-            found = problems(pair)
-            if found:
-                raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
-            pair.output.parent.mkdir(parents=True, exist_ok=True)
-            pair.output.write_text(rendered(pair))
-            written.append(pair.output)
+    for pair in _units(lang, only):
+        found = problems(pair)
+        if found:
+            raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
+        pair.output.parent.mkdir(parents=True, exist_ok=True)
+        pair.output.write_text(rendered(pair))
+        written.append(pair.output)
     return written
 
 
@@ -378,15 +415,15 @@ def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
     With ``only``, just those notebooks or documents (the package's and the decks' sentences are left out).
     """
     found = []
-    for each in languages() if lang is None else [lang]:
-        if only is None:
+    if only is None:
+        for each in languages() if lang is None else [lang]:
             found += package_problems(each) + slides_problems(each)
-        for pair in everything(each) if only is None else only:
-            trouble = problems(pair)
-            found += trouble
-            if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
-                found.append(f"{shown(pair.output)} is not what the build writes: run "
-                             "`python -m translations.build` and commit the result")
+    for pair in _units(lang, only):
+        trouble = problems(pair)
+        found += trouble
+        if not trouble and (not pair.output.exists() or pair.output.read_text() != rendered(pair)):
+            found.append(f"{shown(pair.output)} is not what the build writes: run "
+                         "`python -m translations.build` and commit the result")
     return found
 
 

@@ -95,3 +95,22 @@ def test_the_quiz_gives_feedback_and_reads_without_a_kernel():
     assert page.index("<details>") < page.index("all of them. Reading keeps.")  # the answer is folded
     with pytest.raises(ValueError):
         course.Question("?", ["a", "b"], answer=2, why="")
+
+
+def test_a_prediction_and_the_recap_come_from_the_notebooks_bank_and_return_nothing(monkeypatch, capsys):
+    """The cell holds ``course.predict("99", "key")`` or ``course.quiz("99")``: the questions, and their
+    answers, stay in ``kafka_course/quizzes/nb99.py``; nothing is returned for JupyterLab to show again."""
+    import sys
+    import types
+    bank = types.ModuleType("kafka_course.quizzes.nb99")
+    bank.QUESTIONS = {"acks": course.Question("Default acks?", ["0", "1", "all"], answer=2, why="Since Kafka 3.0."),
+                      "reads": course.Question("Who serves reads?", ["the leader", "any replica"], answer=0, why="")}
+    bank.RECAP = ("acks", "reads")
+    monkeypatch.setitem(sys.modules, "kafka_course.quizzes.nb99", bank)
+    assert course.predict("99", "acks") is None
+    assert course.quiz("99") is None
+    assert capsys.readouterr().out.count("<IPython.core.display.HTML object>") == 2  # one display per cell
+    with pytest.raises(ValueError, match="no question 'nope'"):
+        course.predict("99", "nope")
+    with pytest.raises(ValueError, match="no question bank for notebook '98'"):
+        course.quiz("98")

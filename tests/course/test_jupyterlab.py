@@ -81,7 +81,7 @@ def browser():
 
 # The notebook's own view, through JupyterLab's API (window.jupyterapp): the model knows
 # each cell's execution count and outputs whether or not the cell is scrolled into view.
-_STATE = """() => {
+_STATE = r"""() => {
     if (!window.jupyterapp) return null;  // the page is still loading JupyterLab
     const panel = window.jupyterapp.shell.currentWidget;
     if (!panel || !panel.content || !panel.sessionContext || !panel.sessionContext.session) return null;
@@ -91,8 +91,19 @@ _STATE = """() => {
             cells: code.length, done: code.filter(c => c.model.executionCount).length,
             errors: outputs.filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue),
             stderr: outputs.filter(o => o.name === 'stderr').map(o => String(o.text)),
-            widgets: outputs.filter(o => o.data && o.data['application/vnd.jupyter.widget-view+json']).length};
+            widgets: outputs.filter(o => o.data && o.data['application/vnd.jupyter.widget-view+json']).length,
+            // what each cell that asks questions (course.predict, course.quiz) shows: one set of widgets
+            asked: code.filter(c => /^\s*course\.(predict|quiz)\(/.test(c.model.sharedModel.getSource()))
+                       .map(c => c.model.outputs.toJSON().map(o =>
+                            o.data && o.data['application/vnd.jupyter.widget-view+json'] ? 'widgets' : o.output_type))};
 }"""
+
+
+def questions_asked(path: Path) -> int:
+    """The cells that show questions: each displays one set of widgets, and nothing else."""
+    cells = json.loads(path.read_text())["cells"]
+    return sum(1 for c in cells if c["cell_type"] == "code"
+               and "".join(c["source"]).strip().startswith(("course.predict(", "course.quiz(")))
 
 
 def sessions(base: str, token: str) -> list[dict]:
@@ -140,7 +151,10 @@ def _run_all(base: str, token: str, browser, notebook: str) -> None:
     assert not [t for t in state["stderr"] if "%3|" in t or "Traceback" in t], state["stderr"][:3]
     if notebook.startswith("notebooks/"):  # labs end in a check, not a quiz
         # (the model, not the DOM: JupyterLab 4 renders only the cells in view of a long notebook)
-        assert state["widgets"] >= 1, "the quiz did not render as widgets"
+        asked = questions_asked(ROOT / notebook)
+        assert len(state["asked"]) == asked and state["widgets"] >= 1, "the questions did not render as widgets"
+        assert all(shown == ["widgets"] for shown in state["asked"]), (
+            f"each question cell shows its widgets once and nothing else: {state['asked']}")
     assert page.locator(".Toastify__toast").count() == 0, "a notification popup covers the notebook"
     running = [x["path"] for x in sessions(base, token)]
     assert running == [notebook], f"JupyterLab runs kernels for {running}, not only for {notebook}"

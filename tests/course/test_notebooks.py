@@ -207,23 +207,85 @@ def test_opens_with_objectives_prerequisites_and_a_measured_time(path):
         f"{name(path)}: say the time, and how long the cells take to run")
 
 
+def number(path: Path) -> str:
+    """``02`` for notebooks/02-topics-partitions-offsets.ipynb, ``08b`` for 08b-...: its question bank's name."""
+    return path.name.split("-")[0]
+
+
+QUIZ = re.compile(r"""course\.quiz\(["'](\w+)["']\)""")
+PREDICT = re.compile(r"""course\.predict\(["'](\w+)["'], *["']([\w-]+)["']\)""")
+
+
+def predictions(nb) -> list[tuple[int, str, str]]:
+    """(cell index, notebook, key) of every ``course.predict(...)`` cell."""
+    return [(i, *PREDICT.fullmatch(c.source.strip()).groups()) for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and PREDICT.fullmatch(c.source.strip())]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_ends_with_a_predict_then_run_quiz(path):
+def test_ends_with_a_short_recap_quiz_from_its_bank(path):
+    """``course.quiz("NN")`` right before the summary; its bank's RECAP holds 3 to 5 questions."""
+    from kafka_course.quiz import bank
     nb = nbformat.read(path, as_version=4)
-    cells = [c for c in code_cells(nb) if "course.quiz(" in c.source]
-    assert len(cells) == 1, f"{name(path)}: one course.quiz([...]) cell"
-    calls = [n for n in ast.walk(ast.parse(cells[0].source)) if isinstance(n, ast.Call)
-             and getattr(n.func, "attr", None) == "Question"]
-    assert 3 <= len(calls) <= 5, f"{name(path)}: {len(calls)} questions; give 3 to 5"
-    position = nb.cells.index(cells[0])
+    cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "course.quiz(" in c.source]
+    assert len(cells) == 1, f"{name(path)}: one course.quiz cell, not {len(cells)}"
+    source = nb.cells[cells[0]].source.strip()
+    assert source == f'course.quiz("{number(path)}")', (
+        f"{name(path)}: the quiz cell is exactly course.quiz(\"{number(path)}\"), its questions in the bank "
+        f"kafka_course/quizzes/nb{number(path)}.py (found {source[:60]!r})")
     summary = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Summary" in c.source)
-    assert position < summary, "the quiz comes before the summary"
-    import kafka_course
-    namespace = {"course": kafka_course}
-    questions = eval(compile(ast.Expression(ast.parse(cells[0].source).body[0].value.args[0]), "quiz", "eval"),
-                     namespace)
-    for q in questions:  # Question() itself refuses an answer that is not an option
-        assert len(q.options) >= 2 and q.why.strip()
+    between = [c for c in nb.cells[cells[0] + 1:summary] if c.cell_type == "code"]
+    assert cells[0] < summary and not between, "the recap is the last code cell before the summary"
+    recap = bank(number(path)).RECAP
+    assert 3 <= len(recap) <= 5, f"{name(path)}: the recap has {len(recap)} questions; give 3 to 5"
+    questions = bank(number(path)).QUESTIONS
+    assert set(recap) <= set(questions), f"RECAP names questions the bank lacks: {set(recap) - set(questions)}"
+    for key, q in questions.items():  # Question() itself refuses an answer that is not an option
+        assert len(q.options) >= 2 and q.why.strip(), f"question {key!r}: two options or more, and a why"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_prediction_asks_a_question_of_the_bank_right_before_a_code_cell(path):
+    from kafka_course.quiz import bank
+    nb = nbformat.read(path, as_version=4)
+    asked = predictions(nb)
+    odd = [c.source[:60] for c in nb.cells if c.cell_type == "code" and "course.predict(" in c.source
+           and not PREDICT.fullmatch(c.source.strip())]
+    assert not odd, f"{name(path)}: a prediction cell is exactly course.predict(\"NN\", \"key\"): {odd}"
+    assert 2 <= len(asked) <= 4, f"{name(path)}: {len(asked)} questions to predict; ask 2 to 4"
+    questions = bank(number(path)).QUESTIONS
+    for i, notebook, key in asked:
+        assert notebook == number(path), f"{name(path)} asks notebook {notebook}'s question {key!r}"
+        assert key in questions, f"{name(path)}: no question {key!r} in kafka_course/quizzes/nb{notebook}.py"
+        after = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
+        assert after is not None and after.cell_type == "code" and not PREDICT.fullmatch(after.source.strip()), (
+            f"{name(path)}: the cell right after course.predict(\"{notebook}\", \"{key}\") must be the code cell "
+            "that answers it")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + sorted((ROOT / "notebooks" / "es").glob("*.ipynb")) + WORKED, ids=name)
+def test_no_notebook_shows_a_quiz_answer(path):
+    """The answers stay in the banks, out of the learner's view."""
+    shown = [c.id for c in nbformat.read(path, as_version=4).cells if re.search(r"\banswer=\d", c.source)]
+    assert not shown, f"{name(path)}: cells {shown} hold answer=...; move the questions to the notebook's bank"
+
+
+DISCUSSION = re.compile(r"[*_ ]*\(discussion\)", re.I)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
+def test_every_exercise_has_a_cell_to_start_from(path):
+    """Each numbered exercise not marked ``(discussion)`` has a code cell ``# Exercise N: ...`` after the list."""
+    nb = nbformat.read(path, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
+    listed = re.findall(r"^(\d+)\. (.*)", nb.cells[at].source.split("## Exercises", 1)[1], re.M)
+    needed = {int(n) for n, text in listed if not DISCUSSION.match(text)}
+    found = [int(m.group(1)) for c in nb.cells[at + 1:] if c.cell_type == "code"
+             for m in [re.match(r"# Exercise (\d+): \S", c.source)] if m]
+    assert needed <= set(found), (f"{name(path)}: exercises {sorted(needed - set(found))} have no code cell starting "
+                                  "'# Exercise N: <task>' after the list (mark an open question '(discussion)')")
+    assert set(found) <= {int(n) for n, _ in listed}, f"{name(path)}: cells for exercises the list lacks: {found}"
+    assert len(found) == len(set(found)), f"{name(path)}: two cells for one exercise: {found}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
@@ -237,20 +299,6 @@ def test_every_exercise_has_a_worked_solution(path):
     assert solved == set(range(1, count + 1)), f"exercises {sorted(set(range(1, count + 1)) - solved)} unsolved"
     exercises_cell = next(c.source for c in nb.cells if c.cell_type == "markdown" and "## Exercises" in c.source)
     assert f"solutions/{path.name}" in exercises_cell, "the exercises link to their solutions"
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_every_section_has_speaker_notes(path):
-    from slides import deck
-    nb = nbformat.read(path, as_version=4)
-    built = deck.build_deck(nb, path.stem)
-    assert built.sections_without_notes == [], f"{name(path)}: sections without speaker notes"
-    # What an instructor needs from each: what to say, what to ask the room, what can go wrong, how long.
-    parts = ("Say:", "Ask the room:", "Watch out:", "Time:")
-    thin = [(c.id, [p for p in parts if p not in c.source]) for c in nb.cells
-            if c.cell_type == "markdown" and c.source.startswith("**Speaker notes.**")
-            and not all(p in c.source for p in parts)]
-    assert not thin, f"{name(path)}: speaker notes missing parts (cell id, missing): {thin}"
 
 
 # Executed the way an instructor pre-renders outputs: nbconvert stops at the first error a

@@ -59,7 +59,8 @@ def test_the_readme_holds_only_the_course_part():
     assert not any("README.es.md" in b.text for b in docs.entries(readme)), "the note to Spanish readers stays out"
     commands = [b for b in docs.blocks(docs.document("es", "docs/instructor-guide.md").source.read_text(),
                                        docs.SPECS["docs/instructor-guide.md"]) if b.kind == "code block"]
-    assert [b.translated for b in commands] == [True, False], "a block of plain commands is copied as it is"
+    assert [b.translated for b in commands] == [True, False, False, False], (
+        "a block of plain commands is copied as it is")
 
 
 # -- stale, missing, moved, drift ---------------------------------------------------------------------
@@ -90,26 +91,26 @@ def test_update_keeps_moved_blocks_and_marks_changed_ones_fuzzy(tmp_path, monkey
     shutil.copy(guide.catalog, catalog)
     monkeypatch.setattr(build, "REPO", tmp_path.parent)
     english = guide.source.read_text()
-    section = "## Agendas\n\n### One day: the core of Kafka\n\n"
+    section = "## Agendas\n\n### One day: a developer's first day with Kafka\n\n"
     inserted = english.replace(section, section + "A paragraph inserted before the others.\n\n")
-    changed = inserted.replace("notebook 06 is left for home.", "notebook 06 is left for the evening.")
+    changed = inserted.replace("with their worked solutions.\n", "with their worked solutions at hand.\n", 1)
     doc = _with_source(guide, tmp_path, changed, catalog)
     assert len(build.problems(doc)) > 2, "before update, every block after the new one is out of place"
     said = build.update(doc)
-    where = f"{tmp_path.name}/instructor-guide.md"
-    assert f"{where}: new paragraph one-day-the-core-of-kafka/1" in said
-    assert f"{where}: table one-day-the-core-of-kafka/2 is now one-day-the-core-of-kafka/3" in said
-    assert f"{where}: paragraph one-day-the-core-of-kafka/4 changed since it was translated (marked fuzzy)" in said
+    where, day = f"{tmp_path.name}/instructor-guide.md", "one-day-a-developers-first-day-with-kafka"
+    assert f"{where}: new paragraph {day}/1" in said
+    assert f"{where}: table {day}/2 is now {day}/3" in said
+    assert f"{where}: paragraph {day}/4 changed since it was translated (marked fuzzy)" in said
     assert build.problems(doc) == [
-        f"{where}, paragraph one-day-the-core-of-kafka/1: no es translation",
-        f"{where}, paragraph one-day-the-core-of-kafka/4: marked fuzzy; check the translation and remove the flag"]
-    entry = next(m for m in build.load(catalog) if m.context == "one-day-the-core-of-kafka/4")
-    assert entry.fuzzy and entry.string.startswith("Las ideas del notebook 01")
-    old = next(m.id for m in build.load(guide.catalog) if m.context == "one-day-the-core-of-kafka/3")
-    assert build.previous_ids(catalog) == {"one-day-the-core-of-kafka/4": old}, "the translator sees the old English"
+        f"{where}, paragraph {day}/1: no es translation",
+        f"{where}, paragraph {day}/4: marked fuzzy; check the translation and remove the flag"]
+    entry = next(m for m in build.load(catalog) if m.context == f"{day}/4")
+    assert entry.fuzzy and entry.string.startswith("Los notebooks 03")
+    old = next(m.id for m in build.load(guide.catalog) if m.context == f"{day}/3")
+    assert build.previous_ids(catalog) == {f"{day}/4": old}, "the translator sees the old English"
     build.update(doc)  # a second update keeps it
-    assert build.previous_ids(catalog) == {"one-day-the-core-of-kafka/4": old}
-    table = next(m for m in build.load(catalog) if m.context == "one-day-the-core-of-kafka/3")
+    assert build.previous_ids(catalog) == {f"{day}/4": old}
+    table = next(m for m in build.load(catalog) if m.context == f"{day}/3")
     assert table.string.startswith("| hora | parte |") and not table.fuzzy
 
 

@@ -26,6 +26,7 @@ import pytest
 from kafka_course import i18n
 from tests.course.test_notebooks import run_timeout, timed
 from translations import build
+from translations.notes import documents as notes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [pair for lang in build.languages() for pair in build.pairs(lang)]
@@ -196,6 +197,7 @@ def test_the_spanish_text_follows_the_glossary():
     texts = [(pair.name, m.string) for pair in PAIRS for m in build.load(pair.catalog)
              if m.id and "markdown cell" in m.auto_comments]
     texts += [("kafka_course/locales/es.po", m.string) for m in build.load(build.package_catalog("es")) if m.id]
+    texts += [(notes.name, m.string) for notes in notes_of("es") for m in build.load(notes.catalog) if m.id]
     for where, text in texts:
         for word, use in bad.items():
             if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE):

@@ -227,6 +227,54 @@ def test_links_to_notebooks_become_paths_and_quizzes_become_one_question_per_sli
     assert all("All answers" not in p for p in parts)  # questions visible, each answer folded
 
 
+@pytest.fixture
+def bank_99(monkeypatch):
+    """A question bank for a notebook 99, as ``kafka_course/quizzes/nb99.py`` would hold it."""
+    import types
+
+    from kafka_course.quiz import Question
+    bank = types.ModuleType("kafka_course.quizzes.nb99")
+    bank.QUESTIONS = {
+        "same-key": Question("Where does a second record with the same key go?",
+                             ["anywhere", "to the same partition", "to partition 0"], answer=1, why="The key's hash."),
+        "null-key": Question("Where does a record without a key go?",
+                             ["to partition 0", "round robin, one record at a time", "a batch fills one partition"],
+                             answer=2, why="The sticky partitioner."),
+        "offsets": Question("Do offsets compare across partitions?", ["yes", "no"], answer=1,
+                            why="Each log has its own."),
+    }
+    bank.RECAP = ("same-key", "null-key", "offsets")
+    monkeypatch.setitem(sys.modules, "kafka_course.quizzes.nb99", bank)
+    return bank
+
+
+def test_a_prediction_is_a_question_slide_and_the_cell_that_answers_it_the_slide_below(bank_99):
+    answer = nbformat.v4.new_code_cell("send_twice()")
+    answer.outputs = [nbformat.v4.new_output("stream", name="stdout", text="partition 2, partition 2")]
+    nb = _nb(_cell("md", "## Keys"), _cell("code", "x = 1"), _cell("code", 'course.predict("99", "same-key")'),
+             answer, _cell("md", "## Check yourself"), _cell("code", 'course.quiz("99")'))
+    result = deck.build_deck(nb, "94-test", with_outputs=True)
+    keys, recap = result.columns
+    assert len(keys.slides) == 3, "the question alone on a slide, then the cell that answers it"
+    question, answered = keys.slides[1].parts, keys.slides[2].parts
+    assert len(question) == 1 and "course-quiz" in question[0] and "same partition" in question[0]
+    assert question[0].index("<details>") < question[0].index("hash")  # the answer is folded
+    assert "course.predict" not in question[0] and "send_twice" in answered[0] and "partition 2" in answered[0]
+    parts = [p for s in recap.slides for p in s.parts]
+    assert sum("course-quiz" in p for p in parts) == 3 and not any("course.quiz" in p for p in parts)
+
+
+def test_a_spanish_deck_asks_the_banks_questions_in_spanish(bank_99, monkeypatch):
+    from kafka_course import i18n
+    monkeypatch.setitem(i18n.catalog("es"), "Do offsets compare across partitions?",
+                        "¿Se comparan los offsets entre particiones?")
+    nb = _nb(_cell("md", "## Offsets"), _cell("code", 'course.predict("99", "offsets")'), _cell("code", "x = 1"))
+    nb.metadata["course"] = {"language": "es"}
+    result = deck.build_deck(nb, "93-test")
+    assert "¿Se comparan los offsets" in result.columns[0].slides[1].parts[0]
+    assert i18n.language() == "en", "the deck leaves the course's language as it was"
+
+
 def test_remote_images_become_links_so_decks_fetch_nothing():
     html = deck.render_markdown("![logo](https://example.com/logo.png)")
     assert "<img" not in html and "https://example.com/logo.png" in html
