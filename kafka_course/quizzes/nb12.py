@@ -48,4 +48,4 @@ QUESTIONS = {
                "through a repartition topic sends them to one partition. Kafka Streams' groupBy does the same.")),
 }
 
-RECAP = ("avro-header", "repartition", "backward-first")
+RECAP = ("avro-header", "repartition", "mirror-resume")
