@@ -23,8 +23,8 @@ QUESTIONS = {
     "group-restart": Question(
         N_("A consumer group has read the whole topic; 5 new sign-ups arrive and it restarts. How many does it "
            "read?"),
-        [N_("5: it resumes after its committed offsets"), N_("All of them again"), N_("0: a group reads each topic once"),
-         N_("About a third of 5: one partition's share")],
+        [N_("5: it resumes after its committed offsets"), N_("All of them again"),
+         N_("0: a group reads each topic once"), N_("About a third of 5: one partition's share")],
         answer=0,
         why=N_("The group committed its offsets when it closed, so the restart continues after them, on every "
                "partition.")),
