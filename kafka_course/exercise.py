@@ -13,11 +13,10 @@ from __future__ import annotations
 from .i18n import _
 
 
-def exercise(number: int | str, passed: object, hint: str) -> bool:
-    """Print one line for exercise ``number``: done, or not yet with ``hint``; return whether it passed."""
-    ok = bool(passed)
-    if ok:
+def exercise(number: int | str, passed: object, hint: str) -> None:
+    """Print one line for exercise ``number``: done, or not yet with ``hint``. It returns nothing,
+    so the cell shows that line alone (no ``True``/``False`` under it as the cell's value)."""
+    if passed:
         print("✔ " + _("Exercise {number}: done.").format(number=number))
     else:
         print("· " + _("Exercise {number}: not yet.").format(number=number) + " " + hint)
-    return ok
