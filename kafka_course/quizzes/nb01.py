@@ -55,9 +55,9 @@ QUESTIONS = {
         N_("You reset the group `welcome` with `--reset-offsets --to-earliest --execute`, then run its consumer "
            "again. What does it print?"),
         [N_("Nothing: a group never reads a record twice"),
-         N_("Every record still in the log, again"),
-         N_("Only the records produced after the reset")],
-        answer=1,
+         N_("Only the records produced after the reset"),
+         N_("Every record still in the log, again")],
+        answer=2,
         why=N_("The reset moves the group's committed offsets back to the log start; the records were never "
                "removed.")),
 }
