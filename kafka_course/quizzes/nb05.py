@@ -1,10 +1,19 @@
-"""Notebook 05's questions: failover, min.insync.replicas, the high watermark, the ISR, unclean
+"""Notebook 05's questions: where replicas live, failover, min.insync.replicas, the high watermark, the ISR, unclean
 election and reading from a follower."""
 
 from ..i18n import N_
 from ..quiz import Question
 
 QUESTIONS = {
+    "replica-placement": Question(
+        N_("A topic has three partitions with replication factor 3, on a cluster of three brokers. Which partitions "
+           "does each broker hold a copy of?"),
+        [N_("One each: a broker holds one partition"),
+         N_("All three: each broker has a replica of every partition, and leads about one of them"),
+         N_("Only the partitions it leads")],
+        answer=1,
+        why=N_("Partitions and brokers are not one to one: each partition has a replica on three brokers here, so "
+               "every broker holds all three, and the leaders are spread so that each broker leads about one.")),
     "failover-leader": Question(
         N_("The broker that leads partition 0 stops. Which broker leads the partition next?"),
         [N_("One of the in-sync followers, chosen by the controller"),
