@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Every notebook and every lab solution, as paths under the repository root.
 NOTEBOOKS = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
-             + sorted((ROOT / "labs").glob("*/solution.ipynb"))]
+             + sorted((ROOT / "labs").glob("*/lab*-solution.ipynb"))]
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install the Debian package `chromium`")]

@@ -35,8 +35,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-SOLUTIONS = sorted((ROOT / "labs").glob("*/solution.ipynb"))
-STARTERS = sorted((ROOT / "labs").glob("*/starter.ipynb"))
+# labs/02-partitioner/lab02-partitioner.ipynb and lab02-partitioner-solution.ipynb: a tab names its lab
+SOLUTIONS = sorted((ROOT / "labs").glob("*/lab*-solution.ipynb"))
+STARTERS = sorted(p for p in (ROOT / "labs").glob("*/lab*.ipynb") if not p.stem.endswith("-solution"))
 WORKED = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))  # exercises' worked solutions
 RUNNABLE = NOTEBOOKS + SOLUTIONS
 RUN_TIMEOUT = 300  # seconds for one notebook, kernel start included; the course aims at < 60
@@ -85,7 +86,8 @@ def test_every_lab_has_a_starter_and_a_solution():
     labs = sorted(p for p in (ROOT / "labs").iterdir() if p.is_dir())
     assert labs, "no labs found"
     for lab in labs:
-        assert (lab / "starter.ipynb").exists() and (lab / "solution.ipynb").exists(), lab
+        starter = lab / f"lab{lab.name}.ipynb"  # the file name, a tab's title, says which lab
+        assert starter.exists() and starter.with_name(f"lab{lab.name}-solution.ipynb").exists(), lab
 
 
 @pytest.mark.parametrize("path", RUNNABLE + STARTERS + WORKED, ids=name)

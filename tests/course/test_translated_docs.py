@@ -132,10 +132,11 @@ def test_the_command_line_takes_documents():
 def _spanish_of(target: Path) -> Path | None:
     """The Spanish counterpart of an English notebook or document, if there is one."""
     relative = target.relative_to(ROOT)
+    spanish_name = build.translated_name(target, "es")
     if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks" and "es" not in relative.parts:
-        return ROOT / "notebooks" / "es" / Path(*relative.parts[1:])
+        return ROOT / "notebooks" / "es" / Path(*relative.parts[1:-1]) / spanish_name
     if relative.suffix == ".ipynb" and relative.parts[0] == "labs" and "es" not in relative.parts:
-        return target.parent / "es" / target.name
+        return target.parent / "es" / spanish_name
     if relative.parts[0] == "docs" and "es" not in relative.parts:
         return target.parent / "es" / target.name
     return None

@@ -29,8 +29,9 @@ from translations import build
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [pair for lang in build.languages() for pair in build.pairs(lang)]
-RUNNABLE = [p.output for p in PAIRS if not p.output.name == "starter.ipynb"]
-STARTERS = [p.output for p in PAIRS if p.output.name == "starter.ipynb"]
+STARTERS = [p.output for p in PAIRS  # labs/02-partitioner/es/lab02-partitioner-es.ipynb
+            if p.source.parent.parent.name == "labs" and not p.source.stem.endswith("-solution")]
+RUNNABLE = [p.output for p in PAIRS if p.output not in STARTERS]
 
 
 def name(path: Path) -> str:
@@ -39,7 +40,7 @@ def name(path: Path) -> str:
 
 def test_there_is_a_spanish_edition():
     assert "es" in build.languages() and PAIRS
-    assert (ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb").exists()
+    assert (ROOT / "notebooks" / "es" / "00-setup-and-tour-es.ipynb").exists()
 
 
 def test_every_translation_is_complete_current_and_built():
@@ -101,7 +102,7 @@ def test_a_hand_edited_translated_notebook_is_drift(tmp_path, monkeypatch):
     edited = tmp_path / pair.output.name
     edited.write_text(pair.output.read_text().replace("Kafka", "Kafká", 1))
     moved = build.Pair(pair.lang, pair.source, pair.catalog, edited)
-    monkeypatch.setattr(build, "pairs", lambda lang: [moved] if lang == pair.lang else [])
+    monkeypatch.setattr(build, "everything", lambda lang: [moved] if lang == pair.lang else [])
     found = build.check(pair.lang)
     assert found == [f"{edited} is not what the build writes: run "
                      "`python -m translations.build` and commit the result"]
@@ -129,7 +130,7 @@ def test_a_new_language_is_a_new_folder_of_catalogs_not_new_code(tmp_path, monke
             entry.string = "[pt] " + entry.id  # what a translator would write
     build.save(catalog, pair.catalog)
     assert build.check("pt", [pair]) != [], "built nothing yet: the notebook must be missing"
-    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour.ipynb"]
+    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour-pt.ipynb"]
     assert build.check("pt", [pair]) == []
     built = nbformat.read(pair.output, as_version=4)
     assert built.metadata["course"]["language"] == "pt"
@@ -165,7 +166,7 @@ def test_in_jupyterlab_the_notebooks_own_metadata_chooses_the_language(tmp_path,
     """Jupyter's server names a kernel's notebook in JPY_SESSION_NAME: its metadata wins over the folder."""
     monkeypatch.delenv("COURSE_LANG", raising=False)
     monkeypatch.chdir(tmp_path)  # an English folder
-    spanish = ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb"
+    spanish = ROOT / "notebooks" / "es" / "00-setup-and-tour-es.ipynb"
     moved = tmp_path / "copied-out-of-es.ipynb"
     moved.write_text(spanish.read_text())
     monkeypatch.setenv("JPY_SESSION_NAME", str(moved))
@@ -249,6 +250,14 @@ def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path)
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
     assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+
+
+def test_every_tab_tells_the_language_and_the_lab():
+    """JupyterLab titles a tab with the file name: a translation's names its language, a lab's names the lab."""
+    for pair in PAIRS:
+        assert pair.output.name == f"{pair.source.stem}-{pair.lang}.ipynb", name(pair.output)
+        if pair.source.parent.parent.name == "labs":
+            assert pair.source.stem.startswith(f"lab{pair.source.parent.name}"), name(pair.source)
 
 
 def test_links_between_translated_notebooks_lead_somewhere():
