@@ -105,6 +105,9 @@ def test_offsets_view_draws_one_bar_per_partition(embedded):
     course.produce_demo(topic, 30)
     fig = course.OffsetsView(topic).figure()
     assert len(fig.axes[0].patches) == 6  # deleted + stored bar per partition
+    labels = sorted(t.get_text() for t in fig.axes[0].texts)
+    ends = sorted(f"0..{o.high_watermark - 1}" for o in course.offsets(topic) if o.records)
+    assert labels[:len(ends)] == ends, "a bar's label names its first and last offset, as the notebooks say them"
 
 
 def test_assignment_timeline_records_owners(embedded):
