@@ -61,3 +61,12 @@ FIRST = ("tests/slides/",)
 
 def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: 0 if item.nodeid.startswith(FIRST) else 1)  # stable: same order otherwise
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus):
+    """An empty selection is a mistake worth one clear sentence, not only exit code 5 (which
+    `./course test` passes on, so CI still fails on a selection that matches nothing)."""
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        terminalreporter.write_line(
+            "No test ran: nothing matched the selection (check the -k expression, the -m marker or the "
+            "paths given); exit code 5.", red=True, bold=True)

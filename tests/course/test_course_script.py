@@ -70,3 +70,14 @@ def test_course_opens_jupyterlab_on_the_repository_root_with_options_passed_thro
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_a_selection_that_matches_nothing_says_so_and_still_fails():
+    """`./course test -k typo` must not look like a pass: one sentence, and exit code 5 for CI."""
+    import sys
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "tests/test_code_checks.py", "-k", "nothing_matches_this"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 5, done.stdout[-2000:]
+    assert "No test ran: nothing matched the selection" in done.stdout
+    assert "warning" not in done.stdout.lower(), "the dependencies' warnings are filtered"
