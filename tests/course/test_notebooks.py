@@ -90,6 +90,62 @@ def test_every_lab_has_a_starter_and_a_solution():
         assert starter.exists() and starter.with_name(f"lab{lab.name}-solution.ipynb").exists(), lab
 
 
+def test_every_notebook_is_stored_as_the_clean_filter_writes_it():
+    """No outputs, and the full language_info a kernel writes (``{"name": "python"}`` alone made
+    JupyterLab mark every notebook modified as it opened): kafka_course.stored_notebooks, which
+    git runs on every notebook once ``./course setup`` has configured it."""
+    from kafka_course.stored_notebooks import LANGUAGE_INFO, stored
+    every = sorted((ROOT / "notebooks").rglob("*.ipynb")) + sorted((ROOT / "labs").rglob("*.ipynb"))
+    assert len(every) > 100  # English and Spanish: lessons, worked solutions, lab notebooks
+    differ = []
+    for path in every:
+        text = path.read_text()
+        if nbformat.writes(nbformat.from_dict(stored(json.loads(text)))) + "\n" != text:
+            differ.append(name(path))
+        assert json.loads(text)["metadata"]["language_info"] == LANGUAGE_INFO, name(path)
+    assert differ == [], f"not in their stored form: {differ}"
+
+
+def test_git_compares_notebooks_without_their_outputs(tmp_path):
+    """With the filter `./course setup` configures, a notebook run and saved is no local change
+    once `git add -u` has looked at it (so the guide's update, add, stash, pull, goes through),
+    and code a learner changed still is one."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitattributes").write_text((ROOT / ".gitattributes").read_text())
+    nb = tmp_path / "n.ipynb"
+    nb.write_text((ROOT / "notebooks" / "01-messaging-patterns.ipynb").read_text())
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(["git", "config", "filter.course-notebook.clean",
+                    f"{sys.executable} -m kafka_course.stored_notebooks"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", "course"], cwd=tmp_path, check=True, env=env)
+    ran = json.loads(nb.read_text())
+    code = next(c for c in ran["cells"] if c["cell_type"] == "code")
+    code["outputs"], code["execution_count"] = [{"output_type": "stream", "name": "stdout", "text": "hi\n"}], 1
+    ran["metadata"]["language_info"]["version"] = "3.12.9"  # the learner's own Python
+    nb.write_text(json.dumps(ran, indent=2))
+
+    def status() -> str:  # after the guide's first step (git tells a changed size from a change only then)
+        subprocess.run(["git", "add", "-u", "--", "*.ipynb"], cwd=tmp_path, env=env, check=True)
+        return subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True).stdout
+    assert subprocess.run(["git", "diff", "--quiet"], cwd=tmp_path, env=env).returncode == 0
+    assert status() == "", "outputs alone are a change"
+    code["source"] = "print('mine')"
+    nb.write_text(json.dumps(ran, indent=2))
+    assert status().strip() == "M  n.ipynb", "the learner's code is a change, for git stash"
+
+
+def test_jupyterlab_gets_each_notebook_with_this_python():
+    import platform
+
+    from kafka_course.jupyter_contents import with_this_python
+    from kafka_course.stored_notebooks import LANGUAGE_INFO
+    nb = {"metadata": {"language_info": {**LANGUAGE_INFO, "version": "3.0.0"}}}
+    assert with_this_python(nb)["metadata"]["language_info"] == {**LANGUAGE_INFO, "version": platform.python_version()}
+
+
 @pytest.mark.parametrize("path", RUNNABLE + STARTERS + WORKED, ids=name)
 def test_stored_without_outputs(path):
     """Outputs are never committed: a notebook with outputs or execution counts fails."""
