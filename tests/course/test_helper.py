@@ -36,10 +36,29 @@ def test_bootstrap_starts_one_embedded_cluster_per_process(embedded):
 
 def test_bootstrap_prefers_an_address_given_then_the_environment(monkeypatch, embedded):
     monkeypatch.setattr(connection, "_current", embedded)  # restored after the test
+    monkeypatch.setattr(connection, "unreachable", lambda servers, from_environment: None)  # no such hosts here
     monkeypatch.setenv(connection.ENV_VAR, "kafka.example:9092")
     assert course.bootstrap() == "kafka.example:9092"
     assert course.bootstrap("other:9093") == "other:9093"
     assert not course.cluster().is_minikafka
+
+
+def test_a_dead_bootstrap_address_stops_at_bootstrap_with_one_sentence(monkeypatch, embedded):
+    monkeypatch.setattr(connection, "_current", embedded)  # restored after the test
+    monkeypatch.setattr(connection, "_refused", None)
+    monkeypatch.setenv(connection.ENV_VAR, "127.0.0.1:1")
+    with pytest.raises(connection.KafkaUnreachable) as refused:
+        course.bootstrap()
+    said = str(refused.value)
+    assert said.startswith("No Kafka broker answers at 127.0.0.1:1 (127.0.0.1:1 refused the connection")
+    assert "unset KAFKA_BOOTSTRAP_SERVERS" in said and "\n" not in said
+    assert refused.value._render_traceback_() == [f"\x1b[31mKafkaUnreachable\x1b[0m: {said}"]  # IPython: one line
+    with pytest.raises(connection.KafkaUnreachable, match="No Kafka broker answers at 127.0.0.1:1"):
+        course.new_topic("later")  # a later helper says the same, never the embedded cluster instead
+    with pytest.raises(connection.KafkaUnreachable, match="give None to use the embedded minikafka"):
+        course.bootstrap("127.0.0.1:1")
+    monkeypatch.delenv(connection.ENV_VAR)
+    assert course.bootstrap() == embedded and connection.current_bootstrap() == embedded
 
 
 def test_a_cluster_outside_this_process_refuses_minikafka_powers(capsys, monkeypatch, embedded):

@@ -247,6 +247,35 @@ def test_untouched_starter_fails_its_check(path, tmp_path, kernel_env):
     assert any(o.get("ename") == "CheckFailed" for o in last.outputs), "the failure must come from the last cell"
 
 
+@pytest.mark.slow
+def test_a_dead_bootstrap_address_stops_notebook_00_in_one_sentence(tmp_path, kernel_env, monkeypatch):
+    """KAFKA_BOOTSTRAP_SERVERS pointing at nothing: the run stops at bootstrap() with one sentence
+    naming the fix, not at a client's KafkaException(_TRANSPORT) with a 45-line traceback; a later
+    helper says the same sentence."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")  # the kernel inherits it
+    path = ROOT / "notebooks" / "00-setup-and-tour.ipynb"
+    with pytest.raises(PapermillExecutionError) as stopped:
+        papermill.execute_notebook(str(path), str(tmp_path / path.name), kernel_name="python3", cwd=str(path.parent),
+                                   progress_bar=False, execution_timeout=120)
+    assert stopped.value.ename == "KafkaUnreachable", stopped.value.ename
+    assert stopped.value.traceback == [f"\x1b[31mKafkaUnreachable\x1b[0m: {stopped.value.evalue}"], "one line"
+    assert stopped.value.evalue.startswith("No Kafka broker answers at 127.0.0.1:1")
+    assert "unset KAFKA_BOOTSTRAP_SERVERS" in stopped.value.evalue
+    executed = nbformat.read(tmp_path / path.name, as_version=4)
+    failed = [c for c in code_cells(executed) if any(o.get("output_type") == "error" for o in c.outputs)]
+    assert len(failed) == 1 and "course.bootstrap(" in failed[0].source, "it stops at bootstrap(), not later"
+    later = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import kafka_course as course"),
+                                            nbformat.v4.new_code_cell("course.bootstrap()"),
+                                            nbformat.v4.new_code_cell("course.new_topic('orders')")],
+                                     metadata=executed.metadata)
+    import nbclient
+    nbclient.NotebookClient(later, kernel_name="python3", allow_errors=True, timeout=120).execute()
+    errors = [o for c in later.cells[1:] for o in c.outputs if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["KafkaUnreachable"] * 2 and all(len(e.traceback) == 1 for e in errors)
+
+
 # -- the learner's layer: objectives, a quiz, worked solutions ------------------------------------
 def exercises(nb) -> int:
     cell = next((c for c in nb.cells if c.cell_type == "markdown" and "## Exercises" in c.source), None)
