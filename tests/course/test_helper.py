@@ -184,3 +184,26 @@ def test_report_collects_every_failure_and_learner_exceptions(capsys):
     assert not ok
     assert "ZeroDivisionError" in str(failure.value) and "second expected" in str(failure.value)
     assert "1 of 3 checks passed" in capsys.readouterr().out
+
+
+def test_a_cluster_that_hides_its_log_sizes_gets_a_sentence_not_zero(make_cluster):
+    """`minikafka serve --in-memory` answers DescribeLogDirs with no directory (so does Kafka to a
+    user without Describe on the cluster): sizes are unknown, not 0 bytes, which notebook 03
+    divided by."""
+    hidden = make_cluster(in_memory=True)
+    outside = handle.ClusterHandle(hidden.bootstrap_servers, None)  # as a notebook sees a cluster it did not start
+    topic = course.new_topic("sizes", partitions=1, bootstrap=hidden.bootstrap_servers)
+    course.produce_demo(topic, 5, bootstrap=hidden.bootstrap_servers)
+    assert not outside.reveals_log_sizes(topic)
+    with pytest.raises(course.LogSizesHidden, match="does not show how big the logs of") as hidden_error:
+        outside.log_sizes(topic)
+    assert len(hidden_error.value._render_traceback_()) == 1
+    with pytest.raises(course.LogSizesHidden):
+        outside.replica_sizes(topic, 0)
+
+
+def test_a_cluster_that_shows_its_log_sizes_over_describe_log_dirs(cluster):
+    outside = handle.ClusterHandle(cluster.bootstrap_servers, None)
+    topic = course.new_topic("sizes", partitions=2, bootstrap=cluster.bootstrap_servers)
+    course.produce_demo(topic, 20, bootstrap=cluster.bootstrap_servers)
+    assert outside.reveals_log_sizes(topic) and sum(outside.log_sizes(topic).values()) > 0
