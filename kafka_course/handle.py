@@ -103,9 +103,9 @@ class PartitionState:
     isr: tuple[int, ...]
 
     def __str__(self) -> str:
-        leader = self.leader if self.leader >= 0 else "none"
-        return (f"partition {self.partition}: leader {leader}, replicas {list(self.replicas)}, "
-                f"in sync {list(self.isr)}")
+        leader = self.leader if self.leader >= 0 else _("none")
+        return _("partition {partition}: leader {leader}, replicas {replicas}, in sync {isr}").format(
+            partition=self.partition, leader=leader, replicas=list(self.replicas), isr=list(self.isr))
 
 
 class ClusterHandle:
@@ -116,8 +116,8 @@ class ClusterHandle:
         self._embedded = embedded
 
     def __repr__(self) -> str:
-        kind = "embedded minikafka" if self.is_minikafka else "external Kafka cluster"
-        return f"<{kind} at {self.bootstrap_servers}>"
+        kind = _("embedded minikafka") if self.is_minikafka else _("external Kafka cluster")
+        return "<" + _("{kind} at {servers}").format(kind=kind, servers=self.bootstrap_servers) + ">"
 
     @property
     def is_minikafka(self) -> bool:

@@ -24,6 +24,7 @@ import nbformat
 import pytest
 
 from kafka_course import i18n
+from tests.course.english import english_lines, unexpected_english
 from tests.course.test_notebooks import run_timeout, timed
 from translations import build
 
@@ -230,6 +231,7 @@ def test_spanish_lab_solutions_run_under_papermill(path, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "comprobaciones pasaron" in printed or "Todas pasaron" in printed, "the check spoke English"
+    assert unexpected_english(executed) == []
 
 
 @pytest.mark.slow
@@ -239,6 +241,7 @@ def test_spanish_worked_solutions_run_under_papermill(path, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "Arrancado un minikafka embebido" in printed, "the course spoke English (or started no broker)"
+    assert unexpected_english(executed) == []
 
 
 @pytest.mark.slow
@@ -250,6 +253,30 @@ def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path)
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
     assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+
+
+def test_the_english_detector_tells_prose_from_names_logs_and_code():
+    assert english_lines("un consumidor lee: [b'written with acks=1']") != []
+    assert english_lines("{'acks': '1', 'acknowledged but lost': 50}") != []
+    assert english_lines("partition 0: leader 1, replicas [1], in sync [1]") != []
+    assert english_lines("alice leaves the group") != []
+    for spanish_or_names in ("partición 0: líder 1, réplicas [1], sincronizadas [1]",
+                             "NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas",
+                             "el commit falló: _FENCED, Failed to end transaction: This instance has been fenced",
+                             "minikafka WARNING: broker 1 did not shut down cleanly",
+                             "at-most-once  0  0.0", "{'country': 'IT', 'at': 3}", "Sale(at=1, customer='a')",
+                             "Completed updating config for topic payments.",
+                             "def f():\n    # the records, then the offsets\n    return 1\n"):
+        assert english_lines(spanish_or_names) == [], spanish_or_names
+
+
+def test_helpers_print_spanish_in_spanish(monkeypatch):
+    from kafka_course.handle import ClusterHandle, PartitionState
+    monkeypatch.setenv("COURSE_LANG", "es")
+    assert str(PartitionState(0, 1, (1, 2), (1,))) == "partición 0: líder 1, réplicas [1, 2], sincronizadas [1]"
+    assert repr(ClusterHandle("127.0.0.1:1", None)) == "<clúster de Kafka externo en 127.0.0.1:1>"
+    from kafka_course.members import EVENTS
+    assert [i18n._(w) for w in EVENTS.values()] == ["revocadas", "asignadas", "salió"]
 
 
 def test_every_tab_tells_the_language_and_the_lab():
