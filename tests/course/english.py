@@ -23,7 +23,8 @@ _WORD = re.compile(r"[A-Za-z']+")
 _TERM = re.compile(r"\b[\w']+(?:-[\w']+)+\b|\b\w+_\w+\b|--[\w-]+|`[^`]*`|(['\"])\w+\1|\bit/s\b|\b\w+=")
 # Where the rest of a line is someone else's sentence: an error name (INVALID_REPLICATION_FACTOR:, _FENCED,
 # 'TYPE_MISMATCH',) or an exception (SchemaRegistryError: ...).
-_ERROR = re.compile(r"\b_?[A-Z][A-Z0-9_]{3,}\b['\"]?[:,]|\b[A-Z]\w*(?:Error|Exception|Warning):")
+# librdkafka's raw log line (%0|...|FATAL|...) may also start in the middle of a line: it has its own test.
+_ERROR = re.compile(r"\b_?[A-Z][A-Z0-9_]{3,}\b['\"]?[:,]|\b[A-Z]\w*(?:Error|Exception|Warning):|%\d\|\d+\.\d+\|")
 _NOT_PROSE = re.compile(
     r"^\s*(?:minikafka (?:WARNING|ERROR|INFO)\b"  # the broker's own log lines
     r"|%\d\|"  # librdkafka's log lines (the decks drop them)

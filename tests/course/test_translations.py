@@ -264,6 +264,7 @@ def test_the_english_detector_tells_prose_from_names_logs_and_code():
                              "NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas",
                              "el commit falló: _FENCED, Failed to end transaction: This instance has been fenced",
                              "minikafka WARNING: broker 1 did not shut down cleanly",
+                             "salida 0; %0|1795777938.690|FATAL|rdkafka#consumer-1| [thrd:main]: Fatal error: Broker",
                              "at-most-once  0  0.0", "{'country': 'IT', 'at': 3}", "Sale(at=1, customer='a')",
                              "Completed updating config for topic payments.",
                              "def f():\n    # the records, then the offsets\n    return 1\n"):
