@@ -23,8 +23,8 @@ from .commands import shell
 from .clients import (PartitionOffsets, Message, admin, committed, consume_all, consumer, delete_topic, lag, new_topic,
                       offsets, partitions_of, produce_demo, producer, wait_until)
 from .connection import ENV_VAR, bootstrap
-from .handle import (COMPOSE_SERVICES, ClusterHandle, MinikafkaOnly, PartitionState, cluster, requires_broker_control,
-                     requires_minikafka, requires_real_kafka)
+from .handle import (COMPOSE_SERVICES, ClusterHandle, LogSizesHidden, MinikafkaOnly, PartitionState, cluster,
+                     requires_broker_control, requires_minikafka, requires_real_kafka)
 from .client_logs import client_log, show_client_logs
 from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
@@ -37,8 +37,8 @@ from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 
 __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember",
-    "LagTimeline", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState", "Question",
-    "SecuredCluster",
+    "LagTimeline", "LogSizesHidden", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState",
+    "Question", "SecuredCluster",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
     "exercise", "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of",
     "preflight",

@@ -8,6 +8,10 @@
 3. the address of a minikafka ``Cluster`` started inside this Python process, once.
 
 Every other helper that needs an address and is given none asks ``current_bootstrap()``.
+
+An address given that no broker answers stops there, with one sentence that names the fix
+(``KafkaUnreachable``), instead of a client's timeout and a long traceback a few cells later;
+the course's helpers that need the cluster say the same sentence until the address works.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ ENV_VAR = "KAFKA_BOOTSTRAP_SERVERS"
 
 _embedded: dict[tuple, Cluster] = {}  # one embedded cluster per shape asked for
 _current: str | None = None  # the address the last bootstrap() call returned
+_refused: tuple[str, bool] | None = None  # the address the last call refused, and whether it was the environment's
 
 
 # Where the embedded minikafka departs from Kafka's defaults, and why. Kafka waits
@@ -35,17 +40,48 @@ _current: str | None = None  # the address the last bootstrap() call returned
 TEACHING_DEFAULTS = {"group.initial.rebalance.delay.ms": 0}
 
 
+class KafkaUnreachable(ConnectionError):
+    """No broker answers at the bootstrap address given: one sentence that names the fix.
+
+    IPython shows an exception with ``_render_traceback_`` as the lines it returns: a notebook
+    (and papermill, nbconvert) shows this sentence alone, not a traceback.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+def unreachable(servers: str, from_environment: bool) -> KafkaUnreachable | None:
+    """Why no address of ``servers`` accepts a connection, as the error to raise; None if one does."""
+    from .preflight import split_address, tcp_error  # a TCP connection per address, seconds at most
+    errors = []
+    for address in servers.split(","):
+        try:
+            error = tcp_error(*split_address(address))
+        except ValueError:
+            error = _("{address!r} is not host:port").format(address=address)
+        if error is None:
+            return None
+        errors.append(error)
+    if from_environment:
+        fix = _("start that cluster (the course's: docker compose up -d) or unset {variable} to use the embedded "
+                "minikafka").format(variable=ENV_VAR)
+    else:
+        fix = _("start that cluster or give None to use the embedded minikafka")
+    return KafkaUnreachable(_("No Kafka broker answers at {servers} ({errors}): {fix}.").format(
+        servers=servers, errors="; ".join(errors), fix=fix))
+
+
 def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[str, Any] | None = None) -> str:
     """The bootstrap address to give Kafka clients (see the module docstring for the order).
 
     ``brokers`` and ``config`` shape the embedded minikafka; a real cluster is what it is.
     Calling again with the same shape returns the cluster already running.
     """
-    global _current
-    servers = servers or os.environ.get(ENV_VAR)
-    if servers:
-        _current = servers
-        return servers
+    global _current, _refused
+    given = servers or os.environ.get(ENV_VAR)
+    if given:
+        return _reachable(given, from_environment=not servers)
     key = (brokers, tuple(sorted((config or {}).items())))
     if key not in _embedded:
         _show_broker_warnings()
@@ -54,7 +90,7 @@ def bootstrap(servers: str | None = None, *, brokers: int = 1, config: Mapping[s
         count = f"{brokers} {_('broker') if brokers == 1 else _('brokers')}"
         print(_("Started an embedded minikafka ({count}) at {servers}. Set {variable} to use a real Kafka cluster "
                 "instead.").format(count=count, servers=embedded.bootstrap_servers, variable=ENV_VAR))
-    _current = _embedded[key].bootstrap_servers
+    _current, _refused = _embedded[key].bootstrap_servers, None
     return _current
 
 
@@ -73,9 +109,24 @@ def _show_broker_warnings() -> None:
     log.addHandler(handler)
 
 
+def _reachable(servers: str, from_environment: bool) -> str:
+    """``servers``, made the current address, or KafkaUnreachable; the helpers that need the
+    cluster ask again (and say the same sentence) until it answers."""
+    global _current, _refused
+    problem = unreachable(servers, from_environment)
+    if problem is not None:
+        _current, _refused = None, (servers, from_environment)
+        raise problem
+    _current, _refused = servers, None
+    return servers
+
+
 def current_bootstrap() -> str:
-    """The address of the last ``bootstrap()`` call, starting the default cluster if none."""
-    return _current or bootstrap()
+    """The address of the last ``bootstrap()`` call, starting the default cluster if none
+    (an address that did not answer is tried again, never swapped for the embedded cluster)."""
+    if _current:
+        return _current
+    return _reachable(*_refused) if _refused else bootstrap()
 
 
 def embedded_at(servers: str) -> Cluster | None:

@@ -32,6 +32,22 @@ class MinikafkaOnly(NotImplementedError):
     """Raised when a cell asks a real Kafka cluster for a power only minikafka has."""
 
 
+class LogSizesHidden(PermissionError):
+    """The cluster answered DescribeLogDirs without the topic's logs, so their sizes are unknown
+    (a Kafka user without Describe on the cluster; ``minikafka serve --in-memory``, which keeps
+    no log directory). Shown by IPython as its sentence alone."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+def _sizes_hidden(topic: str, servers: str) -> LogSizesHidden:
+    return LogSizesHidden(_(
+        "The cluster at {servers} does not show how big the logs of {topic} are: its answer to DescribeLogDirs names "
+        "no directory holding them (on Kafka, your user needs Describe on the cluster; minikafka serve --in-memory "
+        "keeps no log directory).").format(servers=servers, topic=topic))
+
+
 def cluster(servers: str | None = None) -> "ClusterHandle":
     """A handle on the cluster at ``servers``, by default the last ``bootstrap()`` call's (embedded or real)."""
     servers = servers or current_bootstrap()
@@ -87,9 +103,9 @@ class PartitionState:
     isr: tuple[int, ...]
 
     def __str__(self) -> str:
-        leader = self.leader if self.leader >= 0 else "none"
-        return (f"partition {self.partition}: leader {leader}, replicas {list(self.replicas)}, "
-                f"in sync {list(self.isr)}")
+        leader = self.leader if self.leader >= 0 else _("none")
+        return _("partition {partition}: leader {leader}, replicas {replicas}, in sync {isr}").format(
+            partition=self.partition, leader=leader, replicas=list(self.replicas), isr=list(self.isr))
 
 
 class ClusterHandle:
@@ -100,8 +116,8 @@ class ClusterHandle:
         self._embedded = embedded
 
     def __repr__(self) -> str:
-        kind = "embedded minikafka" if self.is_minikafka else "external Kafka cluster"
-        return f"<{kind} at {self.bootstrap_servers}>"
+        kind = _("embedded minikafka") if self.is_minikafka else _("external Kafka cluster")
+        return "<" + _("{kind} at {servers}").format(kind=kind, servers=self.bootstrap_servers) + ">"
 
     @property
     def is_minikafka(self) -> bool:
@@ -141,9 +157,20 @@ class ClusterHandle:
         from kafka.admin import KafkaAdminClient
         client = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
         try:
-            return _sizes_from_log_dirs(client.describe_log_dirs([topic]), topic, self.topology(topic))
+            sizes = _sizes_from_log_dirs(client.describe_log_dirs([topic]), topic, self.topology(topic))
         finally:
             client.close()
+        if sizes is None:
+            raise _sizes_hidden(topic, self.bootstrap_servers)
+        return sizes
+
+    def reveals_log_sizes(self, topic: str) -> bool:
+        """Whether ``log_sizes(topic)`` can answer here (always on the embedded minikafka)."""
+        try:
+            self.log_sizes(topic)
+        except LogSizesHidden:
+            return False
+        return True
 
     def replica_sizes(self, topic: str, partition: int) -> dict[int, int]:
         """Bytes of one partition on each broker that holds a copy (DescribeLogDirs, any cluster)."""
@@ -160,6 +187,8 @@ class ClusterHandle:
                     for p in t["partitions"] if t["name"] == topic else []:
                         if p["partition_index"] == partition:
                             sizes[answer["broker"]] = sizes.get(answer["broker"], 0) + p["partition_size"]
+        if not sizes:
+            raise _sizes_hidden(topic, self.bootstrap_servers)
         return dict(sorted(sizes.items()))
 
     # -- minikafka-only: looking inside ------------------------------------------------
@@ -240,14 +269,17 @@ def compose(command: str, service: str, timeout: float = 120) -> None:
         raise RuntimeError(f"`{' '.join(args)}` failed: {done.stderr.strip()}")
 
 
-def _sizes_from_log_dirs(responses: list[dict], topic: str, topology: list[PartitionState]) -> dict[int, int]:
-    """Pick each partition's size on its leader out of kafka-python's DescribeLogDirs answer."""
+def _sizes_from_log_dirs(responses: list[dict], topic: str, topology: list[PartitionState]) -> dict[int, int] | None:
+    """Pick each partition's size on its leader out of kafka-python's DescribeLogDirs answer;
+    None when the answer shows no log of the topic at all (sizes hidden, not zero)."""
     leaders = {p.partition: p.leader for p in topology}
     sizes = dict.fromkeys(leaders, 0)
+    seen = False
     for answer in responses:
         for log_dir in answer["log_dirs"]:
             for t in log_dir.get("topics", []):
                 for p in t["partitions"] if t["name"] == topic else []:
+                    seen = True
                     if leaders.get(p["partition_index"]) == answer["broker"]:
                         sizes[p["partition_index"]] += p["partition_size"]
-    return sizes
+    return sizes if seen else None

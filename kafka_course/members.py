@@ -16,11 +16,14 @@ from typing import Any, Callable, Iterable
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 
 from .connection import current_bootstrap
+from .i18n import N_, _
 
 # Fast heartbeats make rebalances quick enough to watch; 6 s is the smallest session
 # timeout a real Kafka broker accepts by default (group.min.session.timeout.ms).
 # A member rejoins a rebalance only between two polls, so small batches (max_poll_records)
 # keep rebalances short even when records take a while to process.
+# What a member's ``events`` say happened, in the course's language (the keys drive the logic).
+EVENTS = {"revoked": N_("revoked"), "assigned": N_("assigned"), "left": N_("left")}
 DEFAULTS = {"auto_offset_reset": "earliest", "heartbeat_interval_ms": 250, "session_timeout_ms": 6000,
             "max_poll_records": 20}
 
@@ -127,7 +130,7 @@ class GroupMember:
                 self._partitions |= set(partitions)
             else:
                 self._partitions -= set(partitions)
-        self.events.append((time.monotonic() - self._born, what, sorted(partitions)))
+        self.events.append((time.monotonic() - self._born, _(EVENTS[what]), sorted(partitions)))
 
 
 def group_view(group: str, *, bootstrap: str | None = None) -> tuple[str, dict[str, set[tuple[str, int]]]]:

@@ -61,13 +61,13 @@ def tcp_error(host: str, port: int, timeout: float = 2.0) -> str | None:
         return _("{host}:{port} refused the connection ({reason})").format(host=host, port=port, reason=e.strerror or e)
 
 
-def _split(address: str) -> tuple[str, int]:
+def split_address(address: str) -> tuple[str, int]:
     host, _sep, port = address.strip().rpartition(":")
     return host.strip("[]"), int(port)
 
 
 def bootstrap_reachable(bootstrap: str) -> Finding:
-    errors = [f"{a}: {e}" for a in bootstrap.split(",") if (e := tcp_error(*_split(a)))]
+    errors = [f"{a}: {e}" for a in bootstrap.split(",") if (e := tcp_error(*split_address(a)))]
     if len(errors) < len(bootstrap.split(",")):
         return Finding(True, "bootstrap", _("{bootstrap} accepts connections").format(bootstrap=bootstrap))
     return Finding(False, "bootstrap", _("no bootstrap address accepts connections: {errors}. Is the broker running, "

@@ -30,7 +30,7 @@ from pathlib import Path
 from .client_logs import client_log
 from .connection import current_bootstrap, embedded_at
 from .handle import MinikafkaOnly, compose_running
-from .i18n import _
+from .i18n import N_, _
 from .preflight import tcp_error
 from .wiretap import WireTap
 
@@ -57,8 +57,9 @@ class SecuredCluster:
     taps: dict[str, WireTap] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        where = ", ".join(f"{p} at {a}" for p, a in self.listeners.items())
-        return f"<secured cluster ({self.where}): {where}>"
+        listening = ", ".join(_("{protocol} at {address}").format(protocol=p, address=a)
+                              for p, a in self.listeners.items())
+        return "<" + _("secured cluster ({where}): {listening}").format(where=_(self.where), listening=listening) + ">"
 
     def bootstrap(self, protocol: str = "SASL_SSL") -> str:
         return self.listeners[protocol]
@@ -158,7 +159,7 @@ def _start_embedded() -> SecuredCluster:
     for protocol, tap in taps.items():
         tap.forward_to(cluster.bootstrap_servers_of(protocol))
     _embedded = SecuredCluster({p: taps[p].address for p in PROTOCOLS}, certs.ca_certificate,
-                               "embedded minikafka", taps)
+                               N_("embedded minikafka"), taps)
     return _embedded
 
 

@@ -83,8 +83,9 @@ class OffsetsView(LiveView):
         ax.barh(rows, [o.records for o in parts], left=[o.log_start_offset for o in parts],
                 color=COLOURS[0], label=_("stored records"))
         top = max([o.high_watermark for o in parts] + [1])
-        for row, o in zip(rows, parts):
-            ax.text(o.high_watermark + top * 0.01, row, f"{o.log_start_offset}..{o.high_watermark}", va="center")
+        for row, o in zip(rows, parts):  # the offsets stored, as the text says them: 0..20 for 21 records
+            stored = f"{o.log_start_offset}..{o.high_watermark - 1}" if o.records else _("empty")
+            ax.text(o.high_watermark + top * 0.01, row, stored, va="center")
         ax.set_xlim(0, top * 1.2)
         ax.invert_yaxis()
         ax.set_xlabel(_("offset (log start offset .. high watermark)"))

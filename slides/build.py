@@ -141,14 +141,17 @@ def default_notebooks() -> list[Path]:
 
 
 def notebook_name(path: Path) -> str:
-    """``00-setup-and-tour.ipynb``, or ``es/00-setup-and-tour.ipynb`` for a translation."""
+    """``00-setup-and-tour.ipynb``, or ``es/00-setup-and-tour-es.ipynb`` for a translation."""
     path = path.resolve()
     return str(path.relative_to(NOTEBOOKS)) if path.is_relative_to(NOTEBOOKS) else path.name
 
 
 def deck_name(path: Path) -> str:
-    """The deck's file name: a translation's gets its language first (``es-00-setup-and-tour``)."""
-    return notebook_name(path).removesuffix(".ipynb").replace("/", "-")
+    """The deck's file name: a translation's gets its language first (``es-00-setup-and-tour``;
+    its notebook is ``es/00-setup-and-tour-es.ipynb``)."""
+    name = notebook_name(path).removesuffix(".ipynb")
+    lang, _, rest = name.partition("/")
+    return f"{lang}-{rest.removesuffix('-' + lang)}" if rest else name
 
 
 def once_more_if_spark_was_late(run, executed: Path | None = None, label: str = "the notebook"):

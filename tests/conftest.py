@@ -76,3 +76,12 @@ def kafka_admin():  # shared by tests/admin and tests/replication
     yield factory
     for client in made:
         client.close()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus):
+    """An empty selection is a mistake worth one clear sentence, not only exit code 5 (which
+    `./course test` passes on, so CI still fails on a selection that matches nothing)."""
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        terminalreporter.write_line(
+            "No test ran: nothing matched the selection (check the -k expression, the -m marker or the "
+            "paths given); exit code 5.", red=True, bold=True)

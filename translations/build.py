@@ -3,8 +3,14 @@
 The English notebooks and labs are the source. For each language there is one catalog
 (a ``.po`` file) per translated notebook, mirroring its path::
 
-    translations/es/notebooks/00-setup-and-tour.po     -> notebooks/es/00-setup-and-tour.ipynb
-    translations/es/labs/02-partitioner/starter.po      -> labs/02-partitioner/es/starter.ipynb
+    translations/es/notebooks/00-setup-and-tour.po            -> notebooks/es/00-setup-and-tour-es.ipynb
+    translations/es/labs/02-partitioner/lab02-partitioner.po  -> labs/02-partitioner/es/lab02-partitioner-es.ipynb
+
+A translation's file name is the English one with the language added, so a JupyterLab tab tells
+the two editions apart. A translator writes links with the English file names, as the folder of
+the translation would hold them (``solutions/03-producers.ipynb``,
+``../../labs/11-streaming-aggregation/es/lab11-streaming-aggregation.ipynb``); the build points
+each link at a notebook of the same language to its translated name.
 
 An entry is one cell: its nbformat cell id is the entry's context (``msgctxt``), its English
 source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry (speaker
@@ -107,12 +113,44 @@ def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
     for catalog in catalogs:
         relative = catalog.relative_to(root).with_suffix(".ipynb")
         source = REPO / relative
-        if relative.parts[0] == "notebooks":  # notebooks/x.ipynb -> notebooks/es/x.ipynb (solutions/ too)
-            output = REPO / "notebooks" / lang / Path(*relative.parts[1:])
-        else:  # labs/02-partitioner/starter.ipynb -> labs/02-partitioner/es/starter.ipynb
-            output = source.parent / lang / source.name
-        found.append(Pair(lang, source, catalog, output))
+        if relative.parts[0] == "notebooks":  # notebooks/x.ipynb -> notebooks/es/x-es.ipynb (solutions/ too)
+            folder = REPO / "notebooks" / lang / Path(*relative.parts[1:-1])
+        else:  # labs/02-partitioner/lab02-partitioner.ipynb -> labs/02-partitioner/es/lab02-partitioner-es.ipynb
+            folder = source.parent / lang
+        found.append(Pair(lang, source, catalog, folder / translated_name(source, lang)))
     return found
+
+
+def translated_name(source: Path, lang: str) -> str:
+    """``03-producers.ipynb`` -> ``03-producers-es.ipynb``: the tab of a translation names its language."""
+    return f"{source.stem}-{lang}{source.suffix}"
+
+
+_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s#]+\.ipynb)(?=[#)])")
+
+
+def point_links(text: str, folder: Path, lang: str, translations: dict[Path, Path] | None = None) -> str:
+    """Links in a translation written in ``folder`` that name a translated notebook by its English
+    file name (in the translation's folder) point at the translation instead, and a link's text
+    that shows that path shows the translation's."""
+    import os
+    if translations is None:
+        translations = translated_notebooks(lang)
+
+    def swap(link: re.Match) -> str:
+        text, written = link[1], link[2]
+        target = Path(os.path.normpath(folder / written))
+        if target not in translations:
+            return link[0]
+        path = os.path.relpath(translations[target], folder)
+        shown_as = text.replace(written, path) if written in text else text.replace(Path(written).name, Path(path).name)
+        return f"[{shown_as}]({path}"  # a link that shows its file name shows the translation's
+    return _LINK.sub(swap, text)
+
+
+def translated_notebooks(lang: str) -> dict[Path, Path]:
+    """The translation's folder with the English file name -> the translation, for every notebook of ``lang``."""
+    return {p.output.parent / p.source.name: p.output for p in pairs(lang)}
 
 
 # -- which cells a translator sees ------------------------------------------------------------------
@@ -361,9 +399,12 @@ def translated(pair: Pair):
     nb, _ = _cells(pair.source)
     entries = {m.context: m.string for m in load(pair.catalog) if m.id}
     out = copy.deepcopy(nb)
+    translations = translated_notebooks(pair.lang)
     for cell in out.cells:
         if needs_translation(cell):
             cell.source = entries[cell.id]
+            if cell.cell_type == "markdown":
+                cell.source = point_links(cell.source, pair.output.parent, pair.lang, translations)
     out.metadata["course"] = {"language": pair.lang, "source": pair.name,
                               "generated": "by python -m translations.build; edit the catalog, not this file"}
     return out

@@ -273,5 +273,6 @@ def rendered(doc: Document) -> str:
     """The translated document: the catalog's blocks in the source's order, the rest as it is."""
     strings = {m.context: m.string for m in build.load(doc.catalog) if m.id}
     parts = [GENERATED.format(source=doc.name, catalog=build.shown(doc.catalog))]
-    parts += [strings[b.context] if b.translated else b.text for b in blocks(doc.source.read_text(), doc.spec)]
+    parts += [build.point_links(strings[b.context], doc.output.parent, doc.lang) if b.translated else b.text
+              for b in blocks(doc.source.read_text(), doc.spec)]
     return "\n\n".join(parts) + "\n"

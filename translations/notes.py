@@ -127,7 +127,9 @@ def put_back(nb, notes: list[Note]):
 
 def with_notes(nb, path: Path):
     """``nb`` (the notebook at ``path`` or its executed copy) with its lesson's notes, in its language."""
-    return put_back(nb, read(path.stem, nb.metadata.get("course", {}).get("language", "en")))
+    lang = nb.metadata.get("course", {}).get("language", "en")
+    lesson = path.stem if lang == "en" else path.stem.removesuffix(f"-{lang}")  # 03-producers-es: 03-producers
+    return put_back(nb, read(lesson, lang))
 
 
 def take_out(nb) -> tuple[object, list[Note]]:

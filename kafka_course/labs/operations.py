@@ -1,4 +1,4 @@
-"""Check for lab 09: operations with the command-line tools shaped like Kafka's scripts.
+"""Check for lab 08c: operations with the command-line tools shaped like Kafka's scripts.
 
 An on-call shift, done with ``minikafka topics``, ``configs`` and ``consumer-groups``
 (``kafka-topics.sh``, ``kafka-configs.sh``, ``kafka-consumer-groups.sh`` on a real
@@ -103,7 +103,7 @@ def _minute(ms: int) -> str:
 # -- the check ---------------------------------------------------------------------------------------
 def check(lab: Lab, answers: dict) -> None:
     """Compare the cluster's state with what the shift asked for."""
-    with Report(_("Lab 09 · an on-call shift with the command-line tools")) as report:
+    with Report(_("Lab 08c · an on-call shift with the command-line tools")) as report:
         topics = _admin(lab).list_topics(timeout=10).topics
         _check_audit(report, lab, topics)
         _check_orders_configs(report, lab)

@@ -8,7 +8,9 @@ in the same partition as with Kafka's own tools.
     minikafka fakeusers --topic fakeusers --count 1000 --rate 50 --seed 7
     minikafka fakeusers --topic fakeusers --locale es_ES        # until Ctrl-C, 5 per second
 
-It works against any Kafka cluster. Every record is acknowledged before it exits.
+It works against any Kafka cluster. Every record is acknowledged before it exits. The records
+go to stdout, one JSON object a line, and nothing else does: the live rate (on a terminal) and
+the one closing summary go to stderr.
 """
 
 from __future__ import annotations
@@ -72,17 +74,30 @@ def connect(args: argparse.Namespace):
 
 
 class Status:
-    """A one-line live display of the rate on stderr (only on a terminal)."""
+    """A one-line live display of the rate on stderr, rewritten in place. Only on a terminal, and only
+    when the records do not go to that terminal too: there it would land in the middle of the JSON."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.last = 0.0
+        self.width = 0
 
-    def update(self, sent: int, rate: float, force: bool = False) -> None:
+    @classmethod
+    def for_run(cls, records_printed: bool) -> Status:
+        return cls(sys.stderr.isatty() and not (records_printed and sys.stdout.isatty()))
+
+    def update(self, sent: int, rate: float) -> None:
         now = time.monotonic()
-        if self.enabled and (force or now - self.last >= 1.0):
+        if self.enabled and now - self.last >= 1.0:
             self.last = now
-            print(f"\rsent {sent:,} records, {rate:,.1f} records/s ", end="", file=sys.stderr, flush=True)
+            line = f"sent {sent:,} records, {rate:,.1f} records/s"
+            self.width = max(self.width, len(line))
+            print(f"\r{line:<{self.width}}", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        """Erase the live line: the summary that follows is the only one."""
+        if self.enabled and self.width:
+            print(f"\r{' ' * self.width}\r", end="", file=sys.stderr, flush=True)
 
 
 def send(producer, topic: str, key: bytes, value: bytes, on_delivery, patience: float = 30.0) -> None:
@@ -111,7 +126,7 @@ def main(argv: list[str]) -> int:
             failures.append(err.str())
 
     users = FakeUsers(seed=args.seed, locales=locales)
-    pacer, status = Pacer(args.rate), Status(sys.stderr.isatty())
+    pacer, status = Pacer(args.rate), Status.for_run(records_printed=not args.quiet)
     sent = 0
     try:
         while args.count is None or sent < args.count:
@@ -124,10 +139,8 @@ def main(argv: list[str]) -> int:
             status.update(sent, pacer.measured(sent))
     except KeyboardInterrupt:
         pass  # Ctrl-C is how an endless run stops: deliver what was sent, then report
-    status.update(sent, pacer.measured(sent), force=True)
     left = producer.flush(30)
-    if status.enabled:
-        print(file=sys.stderr)
+    status.clear()
     if left:
         fail(f"{left} of {sent} record(s) were not acknowledged within 30 s. Is the broker still reachable?")
     if failures:

@@ -36,10 +36,29 @@ def test_bootstrap_starts_one_embedded_cluster_per_process(embedded):
 
 def test_bootstrap_prefers_an_address_given_then_the_environment(monkeypatch, embedded):
     monkeypatch.setattr(connection, "_current", embedded)  # restored after the test
+    monkeypatch.setattr(connection, "unreachable", lambda servers, from_environment: None)  # no such hosts here
     monkeypatch.setenv(connection.ENV_VAR, "kafka.example:9092")
     assert course.bootstrap() == "kafka.example:9092"
     assert course.bootstrap("other:9093") == "other:9093"
     assert not course.cluster().is_minikafka
+
+
+def test_a_dead_bootstrap_address_stops_at_bootstrap_with_one_sentence(monkeypatch, embedded):
+    monkeypatch.setattr(connection, "_current", embedded)  # restored after the test
+    monkeypatch.setattr(connection, "_refused", None)
+    monkeypatch.setenv(connection.ENV_VAR, "127.0.0.1:1")
+    with pytest.raises(connection.KafkaUnreachable) as refused:
+        course.bootstrap()
+    said = str(refused.value)
+    assert said.startswith("No Kafka broker answers at 127.0.0.1:1 (127.0.0.1:1 refused the connection")
+    assert "unset KAFKA_BOOTSTRAP_SERVERS" in said and "\n" not in said
+    assert refused.value._render_traceback_() == [f"\x1b[31mKafkaUnreachable\x1b[0m: {said}"]  # IPython: one line
+    with pytest.raises(connection.KafkaUnreachable, match="No Kafka broker answers at 127.0.0.1:1"):
+        course.new_topic("later")  # a later helper says the same, never the embedded cluster instead
+    with pytest.raises(connection.KafkaUnreachable, match="give None to use the embedded minikafka"):
+        course.bootstrap("127.0.0.1:1")
+    monkeypatch.delenv(connection.ENV_VAR)
+    assert course.bootstrap() == embedded and connection.current_bootstrap() == embedded
 
 
 def test_a_cluster_outside_this_process_refuses_minikafka_powers(capsys, monkeypatch, embedded):
@@ -105,6 +124,9 @@ def test_offsets_view_draws_one_bar_per_partition(embedded):
     course.produce_demo(topic, 30)
     fig = course.OffsetsView(topic).figure()
     assert len(fig.axes[0].patches) == 6  # deleted + stored bar per partition
+    labels = sorted(t.get_text() for t in fig.axes[0].texts)
+    ends = sorted(f"0..{o.high_watermark - 1}" for o in course.offsets(topic) if o.records)
+    assert labels[:len(ends)] == ends, "a bar's label names its first and last offset, as the notebooks say them"
 
 
 def test_assignment_timeline_records_owners(embedded):
@@ -162,3 +184,26 @@ def test_report_collects_every_failure_and_learner_exceptions(capsys):
     assert not ok
     assert "ZeroDivisionError" in str(failure.value) and "second expected" in str(failure.value)
     assert "1 of 3 checks passed" in capsys.readouterr().out
+
+
+def test_a_cluster_that_hides_its_log_sizes_gets_a_sentence_not_zero(make_cluster):
+    """`minikafka serve --in-memory` answers DescribeLogDirs with no directory (so does Kafka to a
+    user without Describe on the cluster): sizes are unknown, not 0 bytes, which notebook 03
+    divided by."""
+    hidden = make_cluster(in_memory=True)
+    outside = handle.ClusterHandle(hidden.bootstrap_servers, None)  # as a notebook sees a cluster it did not start
+    topic = course.new_topic("sizes", partitions=1, bootstrap=hidden.bootstrap_servers)
+    course.produce_demo(topic, 5, bootstrap=hidden.bootstrap_servers)
+    assert not outside.reveals_log_sizes(topic)
+    with pytest.raises(course.LogSizesHidden, match="does not show how big the logs of") as hidden_error:
+        outside.log_sizes(topic)
+    assert len(hidden_error.value._render_traceback_()) == 1
+    with pytest.raises(course.LogSizesHidden):
+        outside.replica_sizes(topic, 0)
+
+
+def test_a_cluster_that_shows_its_log_sizes_over_describe_log_dirs(cluster):
+    outside = handle.ClusterHandle(cluster.bootstrap_servers, None)
+    topic = course.new_topic("sizes", partitions=2, bootstrap=cluster.bootstrap_servers)
+    course.produce_demo(topic, 20, bootstrap=cluster.bootstrap_servers)
+    assert outside.reveals_log_sizes(topic) and sum(outside.log_sizes(topic).values()) > 0

@@ -76,7 +76,7 @@ def test_the_instructor_editions_are_the_lessons_with_their_notes_as_built():
 
 
 def test_a_spanish_deck_gets_spanish_notes():
-    spanish = ROOT / "notebooks" / "es" / LESSONS[2].name
+    spanish = ROOT / "notebooks" / "es" / build.translated_name(LESSONS[2], "es")
     nb = notes.with_notes(nbformat.read(spanish, as_version=4), spanish)
     said = [c.source for c in nb.cells if notes.is_note(c)]
     assert said and all(s.startswith("**Notas para el ponente.**") for s in said)

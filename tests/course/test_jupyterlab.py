@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Every notebook and every lab solution, as paths under the repository root.
 NOTEBOOKS = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
-             + sorted((ROOT / "labs").glob("*/solution.ipynb"))]
+             + sorted((ROOT / "labs").glob("*/lab*-solution.ipynb"))]
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install the Debian package `chromium`")]
@@ -48,7 +48,8 @@ def lab(tmp_path_factory):
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "BROWSER": "true"}
     args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
-            f"--LabApp.workspaces_dir={work / 'workspaces'}"]  # a fresh layout: no notebook left open
+            f"--LabApp.workspaces_dir={work / 'workspaces'}",  # a fresh layout: no notebook left open
+            "--ServerApp.contents_manager_class=kafka_course.jupyter_contents.CourseContentsManager"]  # as ./course
     if os.geteuid() == 0:
         args.append("--allow-root")
     log = (work / "lab.log").open("w")
@@ -122,6 +123,24 @@ def shut_down_kernels(base: str, token: str) -> None:
     for session in sessions(base, token):
         request = urllib.request.Request(f"{base}/api/sessions/{session['id']}", headers=headers, method="DELETE")
         urllib.request.urlopen(request, timeout=30).close()
+
+
+def test_a_notebook_opens_unmodified(lab, browser):
+    """Opening and closing a notebook must not ask to save: its kernel's language_info is the file's."""
+    base, token = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        for notebook in ("notebooks/01-messaging-patterns.ipynb", "labs/02-partitioner/es/lab02-partitioner-es.ipynb"):
+            workspace = re.sub(r"[^a-z0-9]+", "-", notebook.lower()).strip("-")
+            page.goto(f"{base}/lab/workspaces/{workspace}/tree/{notebook}?token={token}")
+            opened = f"s && s.path === '{notebook}' && s.kernel === 'idle'"
+            page.wait_for_function(f"(() => {{ const s = ({_STATE})(); return {opened}; }})()", timeout=90_000)
+            page.wait_for_timeout(2000)  # the kernel's info arrives just after it is idle
+            dirty = page.evaluate("window.jupyterapp.shell.currentWidget.context.model.dirty")
+            assert dirty is False, f"{notebook} is modified as soon as it opens"
+    finally:
+        page.close()
+        shut_down_kernels(base, token)
 
 
 @pytest.mark.parametrize("notebook", [pytest.param(n, id=n, marks=pytest.mark.timeout(run_timeout(ROOT / n) + 120))

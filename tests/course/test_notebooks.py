@@ -35,8 +35,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-SOLUTIONS = sorted((ROOT / "labs").glob("*/solution.ipynb"))
-STARTERS = sorted((ROOT / "labs").glob("*/starter.ipynb"))
+# labs/02-partitioner/lab02-partitioner.ipynb and lab02-partitioner-solution.ipynb: a tab names its lab
+SOLUTIONS = sorted((ROOT / "labs").glob("*/lab*-solution.ipynb"))
+STARTERS = sorted(p for p in (ROOT / "labs").glob("*/lab*.ipynb") if not p.stem.endswith("-solution"))
 WORKED = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))  # exercises' worked solutions
 RUNNABLE = NOTEBOOKS + SOLUTIONS
 RUN_TIMEOUT = 300  # seconds for one notebook, kernel start included; the course aims at < 60
@@ -85,7 +86,64 @@ def test_every_lab_has_a_starter_and_a_solution():
     labs = sorted(p for p in (ROOT / "labs").iterdir() if p.is_dir())
     assert labs, "no labs found"
     for lab in labs:
-        assert (lab / "starter.ipynb").exists() and (lab / "solution.ipynb").exists(), lab
+        starter = lab / f"lab{lab.name}.ipynb"  # the file name, a tab's title, says which lab
+        assert starter.exists() and starter.with_name(f"lab{lab.name}-solution.ipynb").exists(), lab
+
+
+def test_every_notebook_is_stored_as_the_clean_filter_writes_it():
+    """No outputs, and the full language_info a kernel writes (``{"name": "python"}`` alone made
+    JupyterLab mark every notebook modified as it opened): kafka_course.stored_notebooks, which
+    git runs on every notebook once ``./course setup`` has configured it."""
+    from kafka_course.stored_notebooks import LANGUAGE_INFO, stored
+    every = sorted((ROOT / "notebooks").rglob("*.ipynb")) + sorted((ROOT / "labs").rglob("*.ipynb"))
+    assert len(every) > 100  # English and Spanish: lessons, worked solutions, lab notebooks
+    differ = []
+    for path in every:
+        text = path.read_text()
+        if nbformat.writes(nbformat.from_dict(stored(json.loads(text)))) + "\n" != text:
+            differ.append(name(path))
+        assert json.loads(text)["metadata"]["language_info"] == LANGUAGE_INFO, name(path)
+    assert differ == [], f"not in their stored form: {differ}"
+
+
+def test_git_compares_notebooks_without_their_outputs(tmp_path):
+    """With the filter `./course setup` configures, a notebook run and saved is no local change
+    once `git add -u` has looked at it (so the guide's update, add, stash, pull, goes through),
+    and code a learner changed still is one."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitattributes").write_text((ROOT / ".gitattributes").read_text())
+    nb = tmp_path / "n.ipynb"
+    nb.write_text((ROOT / "notebooks" / "01-messaging-patterns.ipynb").read_text())
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(["git", "config", "filter.course-notebook.clean",
+                    f"{sys.executable} -m kafka_course.stored_notebooks"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", "course"], cwd=tmp_path, check=True, env=env)
+    ran = json.loads(nb.read_text())
+    code = next(c for c in ran["cells"] if c["cell_type"] == "code")
+    code["outputs"], code["execution_count"] = [{"output_type": "stream", "name": "stdout", "text": "hi\n"}], 1
+    ran["metadata"]["language_info"]["version"] = "3.12.9"  # the learner's own Python
+    nb.write_text(json.dumps(ran, indent=2))
+
+    def status() -> str:  # after the guide's first step (git tells a changed size from a change only then)
+        subprocess.run(["git", "add", "-u", "--", "*.ipynb"], cwd=tmp_path, env=env, check=True)
+        return subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True).stdout
+    assert subprocess.run(["git", "diff", "--quiet"], cwd=tmp_path, env=env).returncode == 0
+    assert status() == "", "outputs alone are a change"
+    code["source"] = "print('mine')"
+    nb.write_text(json.dumps(ran, indent=2))
+    assert status().strip() == "M  n.ipynb", "the learner's code is a change, for git stash"
+
+
+def test_jupyterlab_gets_each_notebook_with_this_python():
+    import platform
+
+    from kafka_course.jupyter_contents import with_this_python
+    from kafka_course.stored_notebooks import LANGUAGE_INFO
+    nb = {"metadata": {"language_info": {**LANGUAGE_INFO, "version": "3.0.0"}}}
+    assert with_this_python(nb)["metadata"]["language_info"] == {**LANGUAGE_INFO, "version": platform.python_version()}
 
 
 @pytest.mark.parametrize("path", RUNNABLE + STARTERS + WORKED, ids=name)
@@ -187,6 +245,35 @@ def test_untouched_starter_fails_its_check(path, tmp_path, kernel_env):
     executed = nbformat.read(tmp_path / path.name, as_version=4)
     last = code_cells(executed)[-1]
     assert any(o.get("ename") == "CheckFailed" for o in last.outputs), "the failure must come from the last cell"
+
+
+@pytest.mark.slow
+def test_a_dead_bootstrap_address_stops_notebook_00_in_one_sentence(tmp_path, kernel_env, monkeypatch):
+    """KAFKA_BOOTSTRAP_SERVERS pointing at nothing: the run stops at bootstrap() with one sentence
+    naming the fix, not at a client's KafkaException(_TRANSPORT) with a 45-line traceback; a later
+    helper says the same sentence."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")  # the kernel inherits it
+    path = ROOT / "notebooks" / "00-setup-and-tour.ipynb"
+    with pytest.raises(PapermillExecutionError) as stopped:
+        papermill.execute_notebook(str(path), str(tmp_path / path.name), kernel_name="python3", cwd=str(path.parent),
+                                   progress_bar=False, execution_timeout=120)
+    assert stopped.value.ename == "KafkaUnreachable", stopped.value.ename
+    assert stopped.value.traceback == [f"\x1b[31mKafkaUnreachable\x1b[0m: {stopped.value.evalue}"], "one line"
+    assert stopped.value.evalue.startswith("No Kafka broker answers at 127.0.0.1:1")
+    assert "unset KAFKA_BOOTSTRAP_SERVERS" in stopped.value.evalue
+    executed = nbformat.read(tmp_path / path.name, as_version=4)
+    failed = [c for c in code_cells(executed) if any(o.get("output_type") == "error" for o in c.outputs)]
+    assert len(failed) == 1 and "course.bootstrap(" in failed[0].source, "it stops at bootstrap(), not later"
+    later = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import kafka_course as course"),
+                                            nbformat.v4.new_code_cell("course.bootstrap()"),
+                                            nbformat.v4.new_code_cell("course.new_topic('orders')")],
+                                     metadata=executed.metadata)
+    import nbclient
+    nbclient.NotebookClient(later, kernel_name="python3", allow_errors=True, timeout=120).execute()
+    errors = [o for c in later.cells[1:] for o in c.outputs if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["KafkaUnreachable"] * 2 and all(len(e.traceback) == 1 for e in errors)
 
 
 # -- the learner's layer: objectives, a quiz, worked solutions ------------------------------------

@@ -51,7 +51,14 @@ def scratch(tmp_path):
                 busy.append(port)
     if busy:
         pytest.skip(f"the README's commands use ports {PORTS}; {busy} are taken on this machine")
-    return tmp_path
+    yield tmp_path
+    # Run at the repository's root, as the README says, a block leaves these files behind:
+    # each must be ignored by git, or a learner's tree is full of untracked files.
+    written = sorted(p.name + ("/" if p.is_dir() else "") for p in tmp_path.iterdir()
+                     if p.name not in (".venv", "config"))
+    shown = [name for name in written if subprocess.run(["git", "check-ignore", "--no-index", "-q", name],
+                                                        cwd=ROOT).returncode != 0]
+    assert shown == [], f"the README's blocks write {shown} at the root and .gitignore does not list them"
 
 
 def test_every_shell_block_is_run_or_accounted_for():

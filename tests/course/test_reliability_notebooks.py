@@ -26,8 +26,8 @@ NOTEBOOKS = [ROOT / "notebooks" / f for f in ("05-brokers-and-replication.ipynb"
                                                "07-delivery-guarantees.ipynb", "08-transactions.ipynb")]
 LABS = [ROOT / "labs" / d for d in ("05-survive-a-broker-failure", "06-event-sourcing", "07-at-least-once",
                                     "08-exactly-once-pipeline")]
-SOLUTIONS = [lab / "solution.ipynb" for lab in LABS]
-STARTERS = [lab / "starter.ipynb" for lab in LABS]
+SOLUTIONS = [lab / f"lab{lab.name}-solution.ipynb" for lab in LABS]
+STARTERS = [lab / f"lab{lab.name}.ipynb" for lab in LABS]
 
 def key(path: Path) -> str:
     return path.parent.name if path.parent.parent.name == "labs" else path.name

@@ -2,7 +2,8 @@
 
 The archive is unpacked in a scratch directory and set up with every package index pointing
 at a closed port, so a single download attempt would fail the install. Then the kit's own
-environment runs a broker and a real client, and imports Spark.
+environment runs a broker and a real client, and imports Spark. As root with apt-get and npm
+on the PATH, the kit runs neither.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
+
+from tests.course.test_course_script import as_root_with_apt
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "dist" / "kafka-hands-on-room-kit.tar"
@@ -41,6 +44,16 @@ def test_the_room_kit_installs_with_no_network(tmp_path):
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
     assert "installing from ./wheelhouse, without the network" in setup.stdout
     assert "Editable installation" not in setup.stderr  # setuptools' banner is filtered out
+
+    # As root with apt-get and npm at hand, the kit still downloads nothing: not the system
+    # packages `./course slides` and `./course test` would install, not reveal.js.
+    root_env, calls = as_root_with_apt(tmp_path)
+    slides = subprocess.run(["bash", str(course / "course"), "slides", "--help"], cwd=course,
+                            env={**offline, "PATH": root_env["PATH"]}, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=300)
+    assert slides.returncode == 0, slides.stdout[-3000:] + slides.stderr[-3000:]
+    assert "the room kit downloads nothing" in slides.stdout
+    assert not calls.exists(), f"the room kit ran {calls.read_text()}"
 
     smoke = ("import pyspark, kafka_course\n"
              "from confluent_kafka import Producer\n"

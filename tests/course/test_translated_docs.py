@@ -59,7 +59,7 @@ def test_the_readme_holds_only_the_course_part():
     assert not any("README.es.md" in b.text for b in docs.entries(readme)), "the note to Spanish readers stays out"
     commands = [b for b in docs.blocks(docs.document("es", "docs/instructor-guide.md").source.read_text(),
                                        docs.SPECS["docs/instructor-guide.md"]) if b.kind == "code block"]
-    assert [b.translated for b in commands] == [True, False, False, False], (
+    assert [b.translated for b in commands] == [True, False, False, True, False], (
         "a block of plain commands is copied as it is")
 
 
@@ -133,10 +133,11 @@ def test_the_command_line_takes_documents():
 def _spanish_of(target: Path) -> Path | None:
     """The Spanish counterpart of an English notebook or document, if there is one."""
     relative = target.relative_to(ROOT)
+    spanish_name = build.translated_name(target, "es")
     if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks" and "es" not in relative.parts:
-        return ROOT / "notebooks" / "es" / Path(*relative.parts[1:])
+        return ROOT / "notebooks" / "es" / Path(*relative.parts[1:-1]) / spanish_name
     if relative.suffix == ".ipynb" and relative.parts[0] == "labs" and "es" not in relative.parts:
-        return target.parent / "es" / target.name
+        return target.parent / "es" / spanish_name
     if relative.parts[0] == "docs" and "es" not in relative.parts:
         return target.parent / "es" / target.name
     return None

@@ -24,14 +24,16 @@ import nbformat
 import pytest
 
 from kafka_course import i18n
+from tests.course.english import english_lines, unexpected_english
 from tests.course.test_notebooks import run_timeout, timed
 from translations import build
 from translations.notes import documents as notes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [pair for lang in build.languages() for pair in build.pairs(lang)]
-RUNNABLE = [p.output for p in PAIRS if not p.output.name == "starter.ipynb"]
-STARTERS = [p.output for p in PAIRS if p.output.name == "starter.ipynb"]
+STARTERS = [p.output for p in PAIRS  # labs/02-partitioner/es/lab02-partitioner-es.ipynb
+            if p.source.parent.parent.name == "labs" and not p.source.stem.endswith("-solution")]
+RUNNABLE = [p.output for p in PAIRS if p.output not in STARTERS]
 
 
 def name(path: Path) -> str:
@@ -40,7 +42,7 @@ def name(path: Path) -> str:
 
 def test_there_is_a_spanish_edition():
     assert "es" in build.languages() and PAIRS
-    assert (ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb").exists()
+    assert (ROOT / "notebooks" / "es" / "00-setup-and-tour-es.ipynb").exists()
 
 
 def test_every_translation_is_complete_current_and_built():
@@ -102,7 +104,7 @@ def test_a_hand_edited_translated_notebook_is_drift(tmp_path, monkeypatch):
     edited = tmp_path / pair.output.name
     edited.write_text(pair.output.read_text().replace("Kafka", "Kafká", 1))
     moved = build.Pair(pair.lang, pair.source, pair.catalog, edited)
-    monkeypatch.setattr(build, "pairs", lambda lang: [moved] if lang == pair.lang else [])
+    monkeypatch.setattr(build, "everything", lambda lang: [moved] if lang == pair.lang else [])
     found = build.check(pair.lang)
     assert found == [f"{edited} is not what the build writes: run "
                      "`python -m translations.build` and commit the result"]
@@ -130,7 +132,7 @@ def test_a_new_language_is_a_new_folder_of_catalogs_not_new_code(tmp_path, monke
             entry.string = "[pt] " + entry.id  # what a translator would write
     build.save(catalog, pair.catalog)
     assert build.check("pt", [pair]) != [], "built nothing yet: the notebook must be missing"
-    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour.ipynb"]
+    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour-pt.ipynb"]
     assert build.check("pt", [pair]) == []
     built = nbformat.read(pair.output, as_version=4)
     assert built.metadata["course"]["language"] == "pt"
@@ -166,7 +168,7 @@ def test_in_jupyterlab_the_notebooks_own_metadata_chooses_the_language(tmp_path,
     """Jupyter's server names a kernel's notebook in JPY_SESSION_NAME: its metadata wins over the folder."""
     monkeypatch.delenv("COURSE_LANG", raising=False)
     monkeypatch.chdir(tmp_path)  # an English folder
-    spanish = ROOT / "notebooks" / "es" / "00-setup-and-tour.ipynb"
+    spanish = ROOT / "notebooks" / "es" / "00-setup-and-tour-es.ipynb"
     moved = tmp_path / "copied-out-of-es.ipynb"
     moved.write_text(spanish.read_text())
     monkeypatch.setenv("JPY_SESSION_NAME", str(moved))
@@ -231,6 +233,7 @@ def test_spanish_lab_solutions_run_under_papermill(path, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "comprobaciones pasaron" in printed or "Todas pasaron" in printed, "the check spoke English"
+    assert unexpected_english(executed) == []
 
 
 @pytest.mark.slow
@@ -240,6 +243,7 @@ def test_spanish_worked_solutions_run_under_papermill(path, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "Arrancado un minikafka embebido" in printed, "the course spoke English (or started no broker)"
+    assert unexpected_english(executed) == []
 
 
 @pytest.mark.slow
@@ -251,6 +255,39 @@ def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path)
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
     assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+
+
+def test_the_english_detector_tells_prose_from_names_logs_and_code():
+    assert english_lines("un consumidor lee: [b'written with acks=1']") != []
+    assert english_lines("{'acks': '1', 'acknowledged but lost': 50}") != []
+    assert english_lines("partition 0: leader 1, replicas [1], in sync [1]") != []
+    assert english_lines("alice leaves the group") != []
+    for spanish_or_names in ("partición 0: líder 1, réplicas [1], sincronizadas [1]",
+                             "NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas",
+                             "el commit falló: _FENCED, Failed to end transaction: This instance has been fenced",
+                             "minikafka WARNING: broker 1 did not shut down cleanly",
+                             "salida 0; %0|1795777938.690|FATAL|rdkafka#consumer-1| [thrd:main]: Fatal error: Broker",
+                             "at-most-once  0  0.0", "{'country': 'IT', 'at': 3}", "Sale(at=1, customer='a')",
+                             "Completed updating config for topic payments.",
+                             "def f():\n    # the records, then the offsets\n    return 1\n"):
+        assert english_lines(spanish_or_names) == [], spanish_or_names
+
+
+def test_helpers_print_spanish_in_spanish(monkeypatch):
+    from kafka_course.handle import ClusterHandle, PartitionState
+    monkeypatch.setenv("COURSE_LANG", "es")
+    assert str(PartitionState(0, 1, (1, 2), (1,))) == "partición 0: líder 1, réplicas [1, 2], sincronizadas [1]"
+    assert repr(ClusterHandle("127.0.0.1:1", None)) == "<clúster de Kafka externo en 127.0.0.1:1>"
+    from kafka_course.members import EVENTS
+    assert [i18n._(w) for w in EVENTS.values()] == ["revocadas", "asignadas", "salió"]
+
+
+def test_every_tab_tells_the_language_and_the_lab():
+    """JupyterLab titles a tab with the file name: a translation's names its language, a lab's names the lab."""
+    for pair in PAIRS:
+        assert pair.output.name == f"{pair.source.stem}-{pair.lang}.ipynb", name(pair.output)
+        if pair.source.parent.parent.name == "labs":
+            assert pair.source.stem.startswith(f"lab{pair.source.parent.name}"), name(pair.source)
 
 
 def test_links_between_translated_notebooks_lead_somewhere():

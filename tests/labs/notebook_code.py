@@ -21,12 +21,14 @@ LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def cell_defining(lab: str, name: str, notebook: str = "solution", /) -> str:
-    """The definitions in the code cell of ``labs/<lab>*/<notebook>.ipynb`` that defines ``name``.
+    """The definitions in the code cell of lab ``lab``'s notebook (``"starter"`` or ``"solution"``,
+    ``labs/02-partitioner/lab02-partitioner.ipynb`` or ``...-solution.ipynb``) that defines ``name``.
 
     Only definitions are kept (functions, imports, assignments): the cell's demonstration
     lines, such as a ``print(...)`` that calls the function, are left out.
     """
-    path = next(LABS.glob(f"{lab}-*/{notebook}.ipynb"))  # "08-" is lab 08, not 08b
+    folder = next(LABS.glob(f"{lab}-*"))  # "08-" is lab 08, not 08b
+    path = folder / f"lab{folder.name}{'-solution' if notebook == 'solution' else ''}.ipynb"
     cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     found = [s for s in cells if f"def {name}(" in s or f"\n{name} = " in f"\n{s}"]
     assert found, f"{path.name} of lab {lab} has no cell defining {name}"

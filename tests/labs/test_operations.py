@@ -1,4 +1,4 @@
-"""Lab 09's check reads the cluster after an on-call shift done with the command-line tools:
+"""Lab 08c's check reads the cluster after an on-call shift done with the command-line tools:
 the reference shift passes, and each usual slip fails with a sentence about that slip.
 
 The tools run in this process (their ``main``), as ``shell()`` would run them in a terminal.

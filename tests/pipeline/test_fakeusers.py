@@ -86,3 +86,44 @@ def test_unreachable_broker_is_one_sentence():
 def test_bad_arguments_are_one_sentence(args, words):
     done = mk("fakeusers", "--bootstrap-server", "127.0.0.1:1", *args)
     assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
+
+
+def on_a_terminal(*args: str, quiet_stdout: bool = False) -> tuple[str, str]:
+    """Run the command with stderr (and stdout, unless ``quiet_stdout``) on a pseudo-terminal, as
+    in a shell; return what the terminal showed and what went to stdout when it was a pipe."""
+    import os
+    import pty
+    main, terminal = pty.openpty()
+    done = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", *args], stderr=terminal,
+                            stdout=subprocess.PIPE if quiet_stdout else terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the command closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    piped = done.stdout.read() if done.stdout else b""
+    assert done.wait(timeout=60) == 0, shown
+    os.close(main)
+    return shown.decode(), piped.decode()
+
+
+def test_on_a_terminal_the_records_are_json_lines_and_there_is_one_summary(bootstrap):
+    shown, _ = on_a_terminal("fakeusers", "--bootstrap-server", bootstrap, "--count", "15", "--rate", "6")
+    lines = [line.strip("\r") for line in shown.replace("\r\n", "\n").splitlines() if line.strip()]
+    records = [line for line in lines if line.startswith("{")]
+    rest = [line for line in lines if not line.startswith("{")]
+    assert len(records) == 15 and all(json.loads(line) for line in records), "progress text inside the records"
+    assert len(rest) == 1 and rest[0].startswith("Sent 15 records to fakeusers"), rest
+
+
+def test_the_live_rate_shows_only_when_the_records_go_elsewhere(bootstrap):
+    shown, piped = on_a_terminal("fakeusers", "--bootstrap-server", bootstrap, "--count", "12", "--rate", "6",
+                                 "--topic", "rated", quiet_stdout=True)
+    assert len(piped.splitlines()) == 12 and all(json.loads(line) for line in piped.splitlines())
+    assert "records/s" in shown.split("Sent")[0], "a terminal watching a redirected run sees the rate live"
+    assert shown.count("Sent 12 records") == 1 and "sent 12 records," not in shown.split("\r")[-1]

@@ -101,6 +101,19 @@ def test_spanish_lessons_run_under_papermill_in_spanish(built):
         assert "Arrancado un minikafka embebido" in printed, f"{entry['notebook']} did not speak Spanish"
 
 
+def test_spanish_lessons_print_no_english_sentence(built):
+    """What the Spanish lessons printed in the deck build's run (tests/course/english.py tells
+    English prose from error names, data names, raw logs and Kafka's own tool output)."""
+    from tests.course.english import unexpected_english
+    out, manifest = built
+    found = {}
+    for entry in (d for d in manifest["decks"] if d["lang"] == "es"):
+        executed = nbformat.read(out / "executed" / entry["file"].replace(".html", ".ipynb"), as_version=4)
+        if english := unexpected_english(executed):
+            found[entry["notebook"]] = english
+    assert found == {}, found
+
+
 def test_decks_reference_only_local_files(built):
     out, _ = built
     pages = list(out.glob("*.html")) + list(out.rglob("*.css"))
