@@ -7,7 +7,8 @@ When the deck build runs a notebook (``slides/build.py``), its kernel starts wit
 ``startup_file()``, which makes IPython draw every matplotlib figure with ``png_for_a_slide``: the
 figure is drawn on a canvas smaller in inches by the factor that brings its smallest axis text
 (tick labels, axis labels) to ``TEXT_PX`` on the slide, at the dpi that makes the PNG exactly as
-wide as the slide shows it. The notebook's own code, and the figures a learner sees, are unchanged.
+wide as the slide shows it (a figure narrower than ``WIDEST`` is drawn wider first; a drawing
+without axes keeps its proportions). The notebook's own code, and the figures a learner sees, are unchanged.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 import struct
 
 SLIDE_WIDTH = 1280  # px, the deck's width (slides/templates/deck.html.j2)
-MOST_HEIGHT = 600  # px: a figure and the line above it fit a 720-px slide
+MOST_HEIGHT = 620  # px: a figure and the line above it fit a 720-px slide
+WIDEST = 1.9  # a narrower figure is drawn wider for a deck (width / height), to fill the slide's width
 TEXT_PX = 22  # axis text on the slide, in px: at least 20, read from the back of a room
 LINE_PX = 24  # one code line on the slide (slides/deck.py counts heights in code lines)
 
@@ -33,19 +35,32 @@ def png_size(png: bytes) -> tuple[int, int]:
 
 
 def png_for_a_slide(fig) -> str:
-    """The figure as a base64 PNG for a deck (see the module docstring); the figure is left as it was."""
+    """The figure as a base64 PNG for a deck (see the module docstring); the figure is left as it was.
+
+    Drawn twice: the first drawing gives the shape the PNG really has (``bbox_inches="tight"`` trims
+    the margins), hence the width the slide shows it at; the second is drawn for that width."""
+    import base64
+
     from IPython.core.pylabtools import print_figure
     fig.canvas.draw()  # the tick labels exist only once the figure is drawn
     axis_text = [t for ax in fig.axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels(),
                                                 ax.xaxis.label, ax.yaxis.label)
                  if t.get_visible() and t.get_text()]
-    smallest = min((t.get_fontsize() for t in axis_text), default=10.0)
+    smallest = min((t.get_fontsize() for t in axis_text), default=10.0)  # in points
     inches = fig.get_size_inches().copy()
-    shown = shown_size(*inches)[0]
-    shrink = min(3.0, max(0.5, TEXT_PX * 72 * inches[0] / (smallest * shown)))
+    drawn = inches.copy()
+    drawn[0] = max(drawn[0], WIDEST * drawn[1])  # a tall figure gets wider, to fill the slide's width
+    png = ""
     try:
-        fig.set_size_inches(inches / shrink)
-        return print_figure(fig, "png", base64=True, bbox_inches="tight", dpi=shrink * shown / inches[0])
+        shown = shown_size(*drawn)[0]
+        for _attempt in range(2):
+            # a drawing without axes (a state machine) keeps its own proportions of text to shapes
+            shrink = min(3.0, max(0.5, TEXT_PX * 72 * drawn[0] / (smallest * shown))) if axis_text else 1.0
+            fig.set_size_inches(drawn / shrink)
+            png = print_figure(fig, "png", base64=True, bbox_inches="tight", dpi=shrink * shown / drawn[0])
+            width, height = png_size(base64.b64decode(png))
+            shown = round(shown * shown_size(width, height)[0] / width)
+        return png
     finally:
         fig.set_size_inches(inches)
 
@@ -59,7 +74,11 @@ def use_in_this_kernel() -> None:
         return
 
     def ours() -> None:
-        import matplotlib.pyplot  # noqa: F401 - loads the inline backend, which registers its drawing
+        import matplotlib
+        if "inline" in str(matplotlib.rcParams._get("backend")):
+            # matplotlib loads its backend with the first figure, and the inline backend then registers
+            # its own drawing: load it now, so that the first figure is drawn for a slide too
+            import matplotlib_inline.backend_inline  # noqa: F401
         from matplotlib.figure import Figure
         formatter = shell.display_formatter.formatters["image/png"]
         if formatter.for_type(Figure) is not png_for_a_slide:  # for_type(t) alone answers the current one
