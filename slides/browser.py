@@ -173,25 +173,67 @@ class Chromium:
 DECK_READY = "window.Reveal && Reveal.isReady && Reveal.isReady()"
 # Visits every slide, vertical ones too (then goes back to the first), and measures it: a
 # slide whose content is taller than the deck's 1280x720 frame overflows (the deck would
-# have to shrink it to fit), and text or code under 18 px is unreadable on a projector.
-_WALK = """(() => { const overflow = [], small = [], room = Reveal.getConfig().height;
+# have to shrink it to fit); an element whose content is wider than its box, or that reaches
+# past the slide's right edge, cuts text off; text or code under 18 px is unreadable on a
+# projector; a raw client or JVM log line (librdkafka's ``%3|...|FAIL|``, log4j's ``WARN``) is
+# noise; a plot narrower than 80% of the slide is too small to read at the back of a room.
+# A client's or the JVM's own log line, as it would reach a slide (librdkafka, the JVM, log4j).
+RAW_LOG = (r"^%\d\|\d+(\.\d+)?\|[A-Z0-9_]+\||^WARNING: |NativeCodeLoader|incubator modules|log4j|SLF4J"
+           r"|^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (INFO|WARN|ERROR) ")
+_WALK = """(() => { const overflow = [], wide = [], small = [], logs = [], plots = [],
+    room = Reveal.getConfig().height;
+    const LOG = new RegExp(""" + json.dumps(RAW_LOG) + """);
     let visited = 0;
     Reveal.getHorizontalSlides().forEach((column, h) => {
       const count = Math.max(1, column.querySelectorAll(':scope > section').length);
       for (let v = 0; v < count; v++) {
         Reveal.slide(h, v); visited++;
-        const slide = Reveal.getCurrentSlide();
-        if (slide.scrollHeight > room + 1) overflow.push(h + "/" + v + " " + (slide.dataset.heading || "") +
-                                                         " (" + slide.scrollHeight + " px)");
+        const slide = Reveal.getCurrentSlide(), where = h + "/" + v + " " + (slide.dataset.heading || "");
+        if (slide.scrollHeight > room + 1) overflow.push(where + " (" + slide.scrollHeight + " px)");
+        const edge = slide.getBoundingClientRect().right, cut = [];
+        [slide, ...slide.querySelectorAll('*')].forEach(e => {
+          const name = e.tagName.toLowerCase() + (typeof e.className === "string" && e.className
+                                                   ? "." + e.className.split(" ")[0] : "");
+          if (e.scrollWidth > e.clientWidth + 1)
+            cut.push(name + " holds " + e.scrollWidth + " px in " + e.clientWidth + " px");
+          else if (e.getClientRects().length && e.getBoundingClientRect().right > edge + 1)
+            cut.push(name + " ends " + Math.round(e.getBoundingClientRect().right - edge) + " px past the slide");
+        });
+        slide.querySelectorAll('pre').forEach(e => {  // lines too long are wrapped by the deck, with a mark
+          const style = getComputedStyle(e), text = e.textContent.replace(/\\n$/, "").split("\\n").length;
+          const drawn = Math.round((e.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom))
+                                   / parseFloat(style.lineHeight));
+          if (drawn > text) cut.push("pre draws " + drawn + " lines for " + text + ": wrapped without a mark");
+        });
+        if (cut.length) wide.push(where + ": " + cut.slice(0, 3).join(", "));
         slide.querySelectorAll('pre, p, li, td, th').forEach(e => {
           const px = parseFloat(getComputedStyle(e).fontSize);
-          if (px < 17.5 && e.textContent.trim()) small.push(h + "/" + v + " " + e.tagName + " " + px + "px");
+          if (px < 17.5 && e.textContent.trim()) small.push(where + " " + e.tagName + " " + px + "px");
+        });
+        slide.querySelectorAll('pre.output, .output-html').forEach(e => e.textContent.split("\\n")
+          .filter(line => LOG.test(line.trim())).forEach(line => logs.push(where + ": " + line.slice(0, 100))));
+        slide.querySelectorAll('img.output-image').forEach(img => {
+          const share = img.getBoundingClientRect().width / slide.getBoundingClientRect().width;
+          if (share < 0.8) plots.push(where + ": " + Math.round(100 * share) + "% of the width");
         });
       } });
-    Reveal.slide(0, 0); return {overflow, small: small.slice(0, 10), visited}; })()"""
+    Reveal.slide(0, 0); return {overflow, wide, small: small.slice(0, 10), logs, plots, visited}; })()"""
+# Reveal's arrows, the slide number and the link back to the index must not cover each other
+# (the arrows' own boxes touch, which is reveal.js's design and covers nothing).
+_CORNERS = """(() => { const boxes = Array.from(document.querySelectorAll(
+      '.reveal .controls button.enabled, .reveal .slide-number, a.back'))
+    .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+    .map(e => [e.className || e.tagName, e.getBoundingClientRect(), e.tagName === 'BUTTON']);
+    const hit = [];
+    boxes.forEach(([a, r, arrow], i) => boxes.slice(i + 1).forEach(([b, s, other]) => {
+      if (!(arrow && other) && r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom)
+        hit.push(a + " / " + b);
+    }));
+    return hit; })()"""
 DECK_FACTS = """{
   ready: Reveal.isReady(),
   walk: """ + _WALK + """,
+  overlaps: """ + _CORNERS + """,
   slides: Reveal.getTotalSlides(),
   notes: document.querySelectorAll('.slides aside.notes').length,
   sections_without_notes: Reveal.getHorizontalSlides()

@@ -3,6 +3,7 @@
     python -m slides.build                  # run every notebook, then -> slides/build/NN-name.html
     python -m slides.build --no-execute     # code only, no outputs: seconds, no broker needed
     python -m slides.build notebooks/12-ecosystem.ipynb --out /tmp/decks
+    python -m slides.build --executed slides/build   # lay out again what the last build ran: seconds
 
 The decks come from the notebooks themselves (see ``slides/deck.py`` for the cell
 metadata that places cells on slides), so slides and labs never drift apart; the speaker
@@ -47,6 +48,7 @@ from translations import notes as speaker_notes  # noqa: E402
 
 from . import deck as decks  # noqa: E402
 from . import diagrams as drawings  # noqa: E402
+from . import figures  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -185,13 +187,19 @@ def execute(path: Path):
     the manifest lists it. Each run is its own process: papermill changes the working directory
     of the whole process to start a kernel in the notebook's folder, so two runs in threads could
     start a kernel in the other's folder (where the course speaks another language)."""
+    import os
     import tempfile
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / path.name
+        # the kernel draws its figures for a slide (slides/figures.py), from an IPython startup file
+        startup = Path(tmp) / "ipython" / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        (startup / "00-slides-figures.py").write_text(figures.startup_file(str(REPO)))
         done = once_more_if_spark_was_late(lambda: subprocess.run(
             [sys.executable, "-m", "papermill", "--cwd", str(path.parent), str(path), str(out), "-k", "python3",
-             "--no-progress-bar", "--execution-timeout", "300"], capture_output=True, text=True),
+             "--no-progress-bar", "--execution-timeout", "300"], capture_output=True, text=True,
+            env={**os.environ, "IPYTHONDIR": str(startup.parents[1])}),
             out, notebook_name(path))
         if not out.exists():  # papermill could not even start (no kernel, unreadable notebook)
             raise RuntimeError(f"papermill could not run {notebook_name(path)}:\n{done.stderr[-2000:]}")
@@ -244,8 +252,9 @@ def execute_all(paths: list[Path], jobs: int) -> dict[Path, object]:
 
 
 def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = True,
-          install: bool = True, jobs: int = 3) -> dict:
-    """Write the decks, the diagrams, the index and ``manifest.json`` into ``out``."""
+          install: bool = True, jobs: int = 3, executed_in: Path | None = None) -> dict:
+    """Write the decks, the diagrams, the index and ``manifest.json`` into ``out``
+    (``executed_in``: take the executed notebooks an earlier build kept there instead of running them)."""
     version = ensure_reveal(install)
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
@@ -258,7 +267,10 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
     available = {d.name: d for d in diagrams}
     env = templates()
     manifest = {"reveal": version, "executed": run, "decks": [], "diagrams": []}
-    executed = execute_all(notebooks, jobs) if run else {}
+    if executed_in is not None:
+        executed, run = reuse(notebooks, executed_in), True
+    else:
+        executed = execute_all(notebooks, jobs) if run else {}
     for path in notebooks:
         nb = executed.get(path) or decks.read_notebook(path)
         if path in executed:  # kept: what the deck shows, and what the tests read of the run
@@ -287,6 +299,16 @@ def build(notebooks: list[Path], out: Path, *, run: bool = False, live: bool = T
     return manifest
 
 
+def reuse(notebooks: list[Path], folder: Path) -> dict[Path, object]:
+    """The notebooks an earlier build executed and kept in ``folder/executed``: to change how the
+    decks look without running every lesson again."""
+    kept = {path: folder / "executed" / f"{deck_name(path)}.ipynb" for path in notebooks}
+    missing = [str(k) for k in kept.values() if not k.exists()]
+    if missing:
+        raise SystemExit(f"no executed notebook kept for: {', '.join(missing)}")
+    return {path: nbformat.read(k, as_version=4) for path, k in kept.items()}
+
+
 def by_language(entries: list[dict]) -> list[dict]:
     """The index's groups: English decks first, then each language's, with that language's words."""
     langs = sorted({e["lang"] for e in entries}, key=lambda lang: (lang != "en", lang))
@@ -304,12 +326,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-live-diagrams", action="store_true", help="skip the diagrams drawn from a live cluster")
     parser.add_argument("--no-install", action="store_true", help="fail instead of running npm ci")
     parser.add_argument("--jobs", type=int, default=3, help="notebooks executed side by side (default 3)")
+    parser.add_argument("--executed", type=Path, metavar="DIR",
+                        help="do not run the notebooks: lay out those an earlier build executed into DIR")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or default_notebooks()
     if not notebooks:
         raise SystemExit(f"no notebooks found in {NOTEBOOKS}")
     manifest = build(notebooks, args.out.resolve(), run=args.execute, live=not args.no_live_diagrams,
-                     install=not args.no_install, jobs=args.jobs)
+                     install=not args.no_install, jobs=args.jobs,
+                     executed_in=args.executed.resolve() if args.executed else None)
     print(f"{len(manifest['decks'])} decks in {args.out / 'index.html'} (open it in a browser; works offline)")
     return 0
 

@@ -43,6 +43,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from .figures import LINE_PX, png_size, shown_size
+from .lines import wrap, wrap_html, without_raw_logs
+
 # The slide is 1280x720 CSS px (reveal.js scales it to the screen). Heights are counted in
 # code lines at the deck's code size (18.2 px font, 1.3 line height: about 24 px); what
 # fits is checked for real by tests/slides, which measures every slide in Chromium.
@@ -176,7 +179,7 @@ def _trim_fences(source: str, lang: str = "en") -> str:
             out.extend(fence)
             fence = None
         if fence is not None:
-            fence.append(line)
+            fence.extend(wrap(line))
         else:
             out.append(line)
     return "\n".join(out + (fence or []))
@@ -400,19 +403,31 @@ def render_cell(cell, with_outputs: bool, base: Path | None = None, lang: str = 
     notebook holds: on a projector, a long cell is read in the notebook, not on a slide."""
     if cell.cell_type == "markdown":
         return render_block(cell.source, base, lang)
-    _ = words(lang)
-    source = cell.source.rstrip("\n").split("\n")
-    if len(source) > CODE_LINES:
-        source = source[:CODE_LINES - 1] + [
-            "# " + _("… {count} more lines in the notebook").format(count=len(source) - CODE_LINES + 1)]
-    code = highlight("\n".join(source), PythonLexer(), HtmlFormatter(cssclass="highlight"))
-    parts, lines = [f'<div class="code">{code}</div>'], len(source) + 0.8
+    code, count = _code(cell.source, lang)
+    parts, lines = [f'<div class="code">{code}</div>'], count + 0.8
     if with_outputs:
         for output in cell.get("outputs", []):
             rendered, height = render_output(output, lang)
             parts.append(rendered)
             lines += height
     return "\n".join(parts), lines
+
+
+def _code(source: str, lang: str = "en") -> tuple[str, int]:
+    """Highlighted code and its number of lines on the slide: each line wrapped to the slide's
+    width, at most ``CODE_LINES`` lines, the last of them saying how many more the notebook holds."""
+    _ = words(lang)
+    page = highlight(source.rstrip("\n"), PythonLexer(), HtmlFormatter(cssclass="highlight"))
+    start, end = page.index("<pre>") + len("<pre>"), page.rindex("</pre>")
+    lines = page[start:end].rstrip("\n").split("\n")  # Pygments closes its spans at the end of each line
+    pieces = [(n, piece) for n, line in enumerate(lines) for piece in wrap_html(line).split("\n")]
+    shown = [piece for _n, piece in pieces]
+    if len(pieces) > CODE_LINES:
+        whole = pieces[CODE_LINES - 1][0]  # the source lines before this one are shown whole
+        more = _("… {count} more lines in the notebook").format(count=len(lines) - whole)
+        shown = [piece for n, piece in pieces[:CODE_LINES - 1] if n < whole]
+        shown.append(f'<span class="c1"># {html.escape(more)}</span>')
+    return page[:start] + "\n".join(shown) + "\n" + page[end:], len(shown)
 
 
 def render_output(output, lang: str = "en") -> tuple[str, float]:
@@ -427,8 +442,9 @@ def render_output(output, lang: str = "en") -> tuple[str, float]:
         return "", 0  # a live widget: nothing to show without a kernel (its text/plain is its repr)
     if "image/png" in data:
         png = data["image/png"].replace("\n", "")
-        base64.b64decode(png, validate=True)  # embedded, never fetched: decks stay offline
-        return f'<img class="output-image" src="data:image/png;base64,{png}" alt="{_("figure")}">', 12.5
+        width, height = shown_size(*png_size(base64.b64decode(png, validate=True)))  # embedded: decks stay offline
+        return (f'<img class="output-image" src="data:image/png;base64,{png}" alt="{_("figure")}" '
+                f'style="width: {width}px">', height / LINE_PX + 0.5)
     if "image/svg+xml" in data:
         return f'<div class="output-image">{data["image/svg+xml"]}</div>', 12.5
     if "text/html" in data and "<script" not in data["text/html"]:
@@ -440,12 +456,21 @@ def render_output(output, lang: str = "en") -> tuple[str, float]:
 
 
 def _pre(text: str, css: str, lang: str = "en") -> tuple[str, float]:
+    """Text output as the slide shows it: without raw client or JVM log lines, each line wrapped
+    to the slide's width (``slides/lines.py``), at most ``OUTPUT_LINES`` lines."""
     _ = words(lang)
-    lines = _ANSI.sub("", text).rstrip("\n").splitlines()
-    if len(lines) > OUTPUT_LINES:
-        lines = lines[:OUTPUT_LINES] + [
-            _("… ({count} more lines in the notebook)").format(count=len(lines) - OUTPUT_LINES)]
-    return f'<pre class="{css}">{html.escape(chr(10).join(lines))}</pre>', len(lines) + 0.6
+    lines = without_raw_logs(_ANSI.sub("", text)).rstrip("\n").splitlines()
+    if not any(line.strip() for line in lines):
+        return "", 0
+    shown: list[str] = []
+    for n, line in enumerate(lines):
+        pieces = wrap_html(html.escape(line, quote=False)).split("\n")
+        if len(shown) + len(pieces) > OUTPUT_LINES:
+            shown = shown or pieces[:OUTPUT_LINES]  # a single line longer than the box: its beginning
+            shown.append(html.escape(_("… ({count} more lines in the notebook)").format(count=len(lines) - n)))
+            break
+        shown.extend(pieces)
+    return f'<pre class="{css}">{chr(10).join(shown)}</pre>', len(shown) + 0.6
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

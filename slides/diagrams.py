@@ -207,12 +207,15 @@ def live_diagrams() -> list[Diagram]:
     from confluent_kafka import Producer
 
     from minikafka import Cluster
+    from kafka_course.client_logs import quiet
     from kafka_course.ecosystem._kafka import read_to_end
 
     with Cluster(brokers=3, in_memory=True) as cluster:
         bootstrap = cluster.bootstrap_servers
         cluster.create_topic("orders", partitions=3, replication_factor=3)
-        producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 2})
+        # quiet(): librdkafka's log lines (a FAIL per connection when broker 2 stops) go to Python
+        # logging, not to the terminal of whoever builds the decks
+        producer = Producer(quiet({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 2}))
         for i in range(14):
             producer.produce("orders", f"order {i}".encode(), KEYS[(i * 7 + i // 3) % len(KEYS)].encode())
         producer.flush(15)
@@ -251,13 +254,16 @@ def _group_diagram(bootstrap: str, timeout: float = 20) -> Diagram:
     from confluent_kafka import Consumer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
+    from kafka_course.client_logs import quiet
+
+    admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
     admin.create_topics([NewTopic("clicks", 4, 3)])["clicks"].result(15)
     shape = {"dashboard": 2, "archive": 1}
     consumers = []
     for group, count in shape.items():
         for i in range(count):
-            consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "client.id": f"{group}-{i + 1}"})
+            consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group,
+                                       "client.id": f"{group}-{i + 1}"}))
             consumer.subscribe(["clicks"])
             consumers.append(consumer)
     deadline = time.monotonic() + timeout
