@@ -41,7 +41,7 @@ def trial(workload: str, system: str, settings: dict[str, Any] | None = None, *,
         return None
     run = workloads.runs()[workload][system](address, dict(settings or {}))
     print(_("{workload} on {system}: {summary}").format(workload=workload, system=system, summary=summary(run)))
-    for ok, passed, expected in requirements(run):
+    for ok, passed, expected in requirements(run, settings):
         print(f"  {'✔' if ok else '✘'} {passed if ok else expected}")
     return run
 
@@ -64,7 +64,7 @@ def check(choices: dict, *, bootstrap: str | None = None, rabbitmq_url: str | No
                                      what=_("The {workload} run on {system}").format(workload=workload,
                                                                                       system=system))
             if ok:
-                for passed_ok, passed, expected in requirements(run):
+                for passed_ok, passed, expected in requirements(run, settings):
                     report.check(passed_ok, passed, expected)
 
 
@@ -140,9 +140,12 @@ def summary(run: Run) -> str:
              "server").format(delivered=run.delivered, ticks=TICKS, p99=run.p99_ms, held=run.held)
 
 
-def requirements(run: Run) -> list[tuple[bool, str, str]]:
-    """(met, what was shown, what went wrong) for each requirement of the run's workload."""
-    return {"replay": _replay, "work-queue": _work_queue, "fan-out": _fan_out}[run.workload](run)
+def requirements(run: Run, settings: dict | None = None) -> list[tuple[bool, str, str]]:
+    """(met, what was shown, what went wrong) for each requirement of the run's workload;
+    ``settings`` (the choice's) only shape the sentences."""
+    if run.workload == "work-queue":
+        return _work_queue(run, settings or {})
+    return {"replay": _replay, "fan-out": _fan_out}[run.workload](run)
 
 
 def _replay(run: Run) -> list[tuple[bool, str, str]]:
@@ -164,7 +167,7 @@ def _replay(run: Run) -> list[tuple[bool, str, str]]:
              expected.format(system=run.system, received=run.received, payments=PAYMENTS, why=why))]
 
 
-def _work_queue(run: Run) -> list[tuple[bool, str, str]]:
+def _work_queue(run: Run, settings: dict) -> list[tuple[bool, str, str]]:
     missing = sorted(set(range(JOBS)) - set(run.done))
     twice = sorted(j for j, n in run.done.items() if n > 1)
     ideal = workloads.ideal_makespan()
@@ -174,9 +177,7 @@ def _work_queue(run: Run) -> list[tuple[bool, str, str]]:
                 "kafka": _("The workers did not get to them in time.")}[run.system]
     slow_why = {"kafka": _("Kafka hands each worker whole partitions, and the jobs queued behind a slow job in its "
                            "partition wait for it while other workers are idle."),
-                "rabbitmq": _("Without a prefetch limit the queue deals the jobs out as they arrive, so one worker "
-                              "holds a line of jobs behind its slow ones. How many unacknowledged jobs should a "
-                              "worker hold at once?"),
+                "rabbitmq": _rabbitmq_slow_why(settings),
                 "nats": _("The subscribers got the jobs as they were published, whoever was busy.")}[run.system]
     said = {"system": run.system, "seconds": run.seconds, "budget": MAKESPAN_FACTOR * ideal}
     return [
@@ -196,6 +197,16 @@ def _work_queue(run: Run) -> list[tuple[bool, str, str]]:
            "{ideal:.2f} s three workers need when none waits while jobs queue); slow jobs per worker: {slow}. "
            "{why}").format(factor=MAKESPAN_FACTOR, ideal=ideal, slow=_slow(run), why=slow_why, **said)),
     ]
+
+
+def _rabbitmq_slow_why(settings: dict) -> str:
+    limit = settings.get("prefetch_count")
+    if limit:
+        return _("With a prefetch limit of {limit} each worker still holds up to {limit} unacknowledged jobs, so the "
+                 "jobs queued behind a slow one wait for it while other workers are idle. How many unacknowledged "
+                 "jobs should a worker hold at once?").format(limit=limit)
+    return _("Without a prefetch limit the queue deals the jobs out as they arrive, so one worker holds a line of jobs "
+             "behind its slow ones. How many unacknowledged jobs should a worker hold at once?")
 
 
 def _slow(run: Run) -> str:

@@ -11,7 +11,10 @@ consumer and producer from the learner's settings and runs the worker, crashing 
 again and again. The producer handed to the worker is a ``CrashingProducer``: it behaves
 like the real one but raises ``Crash`` right after some calls (in the middle of a batch
 of ``produce`` calls, or just after a ``flush``, ``send_offsets_to_transaction`` or
-``commit_transaction`` returned). The crashed instance is abandoned without committing
+``commit_transaction`` returned). The consumer handed to it is a ``CrashingConsumer``: it
+dies right after the first ``commit()`` that returns while a batch is produced but its
+transaction not yet committed, the moment that loses orders when the input offsets are
+committed outside the transaction. The crashed instance is abandoned without committing
 anything and a new one starts, with the same settings. The consumer starts from the Java
 client's defaults (``read_uncommitted``), so the learner's isolation level decides whether
 cancelled orders reach the output.
@@ -68,14 +71,35 @@ class CrashingProducer:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             result = real(*args, **kwargs)
-            finishing, self._batch = self._batch, self._batch and name == "send_offsets_to_transaction"
-            try:
-                if finishing:  # only the end of a real batch counts as a step
-                    self._end.step()
-            except Crash:
-                raise Crash(_("right after {call}() returned").format(call=name)) from None
+            self.returned(name, self._end)
             return result
         return call
+
+    def returned(self, name: str, plan: CrashPlan) -> None:
+        """``name`` just returned: a step of ``plan`` if it ends a real batch (the crash comes now)."""
+        finishing = self._batch
+        self._batch = self._batch and name in ("send_offsets_to_transaction", "consumer.commit")
+        try:
+            if finishing:  # only the end of a real batch counts as a step
+                plan.step()
+        except Crash:
+            raise Crash(_("right after {call}() returned").format(call=name)) from None
+
+
+class CrashingConsumer:
+    """A confluent-kafka Consumer that dies right after a ``commit()`` that returned while the
+    producer's batch was not yet committed (see the module docstring)."""
+
+    def __init__(self, consumer, producer: CrashingProducer, plan: CrashPlan):
+        self._consumer, self._producer, self._plan = consumer, producer, plan
+
+    def commit(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._consumer.commit(*args, **kwargs)
+        self._producer.returned("consumer.commit", self._plan)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._consumer, name)
 
 
 @dataclass
@@ -91,6 +115,8 @@ class Lab:
     runs: int = 0
     crashed: int = 0
     started: float = field(default_factory=time.monotonic)
+    # one crash right after the first consumer.commit() that returns before the batch's transaction commits
+    input_commit: CrashPlan = field(default_factory=lambda: CrashPlan(1, 2, seed=13), repr=False)
     _abandoned: list = field(default_factory=list, repr=False)
 
     @staticmethod
@@ -122,8 +148,9 @@ class Lab:
             producer = Producer(quiet({"bootstrap.servers": self.bootstrap, "partitioner": "murmur2_random",
                                        **producer_settings}))
             consumer.subscribe([self.input])
+            crashing = CrashingProducer(producer, mid, end)
             try:
-                worker(consumer, CrashingProducer(producer, mid, end), self)
+                worker(CrashingConsumer(consumer, crashing, self.input_commit), crashing, self)
             except Crash as crash:
                 self.crashed += 1
                 print("  " + _("crash {number}: the worker died {when}; a new one starts").format(
@@ -246,10 +273,16 @@ def _judge_orders(report: Report, lab: Lab, ids: Counter, wrong: list) -> None:
                    "read_uncommitted).").format(count=len(cancelled), example=cancelled[0] if cancelled else ""))
     missing = sorted(set(range(lab.orders)) - set(ids))
     twice = sorted(i for i, n in ids.items() if n > 1)
+    if lab.input_commit.crashed:
+        lost = _("{count} orders are missing from the committed output (e.g. order {example}). Your worker crashed "
+                 "right after consumer.commit() returned and before commit_transaction(): the group had moved past "
+                 "orders whose output transaction was then aborted. Commit the input offsets inside the transaction "
+                 "(send_offsets_to_transaction), not with consumer.commit().")
+    else:
+        lost = _("{count} orders are missing from the committed output (e.g. order {example}). Were their offsets "
+                 "committed before their output was? Commit both in one transaction.")
     report.check(not missing, _("every one of the {count} orders is in the committed output").format(count=lab.orders),
-                 _("{count} orders are missing from the committed output (e.g. order {example}). Were their offsets "
-                   "committed before their output was? Commit both in one transaction.").format(
-                     count=len(missing), example=missing[0] if missing else ""))
+                 lost.format(count=len(missing), example=missing[0] if missing else ""))
     report.check(not twice, _("no order is in the committed output twice"),
                  _("{count} orders are in the output more than once (e.g. order {example}). A crash between writing "
                    "the output and committing the offsets repeats the batch: send the offsets to the producer's "

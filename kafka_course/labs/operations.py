@@ -67,14 +67,22 @@ def prepare(*, bootstrap: str | None = None, per_partition: int = 60) -> Lab:
     return Lab(servers, orders, group, f"ops-audit-{suffix}", incident, per_partition)
 
 
+def orders_in(partition: int, per_partition: int) -> int:
+    """How many orders ``prepare()`` writes to ``partition``: ``per_partition`` on average, but
+    not as many in each (keyed traffic is never even), so a move by a number of records lands
+    elsewhere in each partition's time than a move to a time does."""
+    return per_partition * (2 + partition) // 3
+
+
 def _write_history(bootstrap: str, topic: str, per_partition: int, start: int, end: int) -> None:
     from confluent_kafka import Producer
 
     from ..client_logs import quiet
     producer = Producer(quiet({"bootstrap.servers": bootstrap, "linger.ms": 5}))
-    step = (end - start) // per_partition
     for partition in range(ORDERS_PARTITIONS):
-        for i in range(per_partition):
+        count = orders_in(partition, per_partition)
+        step = (end - start) // count
+        for i in range(count):
             at = start + i * step + partition * 1000
             producer.produce(topic, f'{{"order": "{partition}-{i}", "amount": {10 + i % 90}}}'.encode(),
                              partition=partition, timestamp=at)
@@ -176,15 +184,16 @@ def _check_replay(report: Report, lab: Lab) -> dict[int, int]:
     return {p: ends[p] - expected[p] for p in expected}
 
 
-def _offsets_at(lab: Lab, ms: int) -> dict[int, int]:
+def _offsets_at(lab: Lab, ms: int, ends: dict[int, int] | None = None) -> dict[int, int]:
     """For each partition, the first offset whose timestamp is at or after ``ms`` (the end if none)."""
     from confluent_kafka import TopicPartition
     from confluent_kafka.admin import OffsetSpec
     client = _admin(lab)
     asked = {TopicPartition(lab.orders, p): OffsetSpec.for_timestamp(ms) for p in range(ORDERS_PARTITIONS)}
     found = {tp.partition: f.result(10).offset for tp, f in client.list_offsets(asked).items()}
-    latest = {TopicPartition(lab.orders, p): OffsetSpec.latest() for p in range(ORDERS_PARTITIONS)}
-    ends = {tp.partition: f.result(10).offset for tp, f in client.list_offsets(latest).items()}
+    if ends is None:
+        latest = {TopicPartition(lab.orders, p): OffsetSpec.latest() for p in range(ORDERS_PARTITIONS)}
+        ends = {tp.partition: f.result(10).offset for tp, f in client.list_offsets(latest).items()}
     return {p: found[p] if found[p] >= 0 else ends[p] for p in sorted(found)}
 
 
@@ -208,9 +217,29 @@ def _replay_mistake(lab: Lab, wrong: dict, expected: dict, ends: dict) -> str:
                                                                    topic=lab.orders)
     details = "; ".join(_("partition {partition} is at {offset}, expected {expected}").format(
         partition=p, offset=v, expected=expected[p]) for p, v in sorted(wrong.items()))
-    return _("{group} should start again at the first order at or after {incident}: {details}. A date-time without a "
-             "time zone is read as this machine's local time; the incident's time is in UTC (the Z).").format(
-                 group=lab.group, incident=lab.incident, details=details)
+    said = {"group": lab.group, "incident": lab.incident, "details": details}
+    now = {p: wrong.get(p, expected[p]) for p in expected}
+    if _zone_shift(lab, now, ends) is not None:
+        return _("{group} should start again at the first order at or after {incident}: {details}. A date-time "
+                 "without a time zone is read as this machine's local time; the incident's time is in UTC (the "
+                 "Z).").format(**said)
+    back = {ends[p] - o for p, o in now.items()}
+    if len(back) == 1:
+        return _("{group} should start again at the first order at or after {incident}: {details}. Every partition "
+                 "moved back by the same {count} orders, as --shift-by does, but the partitions did not receive the "
+                 "same number of orders since the incident: reset to the incident's time (--to-datetime), not by a "
+                 "count.").format(count=back.pop(), **said)
+    return _("{group} should start again at the first order at or after {incident}: {details}. The reset to "
+             "{incident} (--to-datetime) puts each partition there.").format(**said)
+
+
+def _zone_shift(lab: Lab, now: dict[int, int], ends: dict[int, int]) -> int | None:
+    """The minutes (a multiple of 15, up to 14 hours either way) by which the group's offsets are
+    the incident's time read in another time zone; None if no such shift explains them all."""
+    for minutes in sorted(range(-14 * 60, 14 * 60 + 1, 15), key=abs):
+        if minutes and _offsets_at(lab, lab.incident_ms + minutes * 60_000, ends) == now:
+            return minutes
+    return None
 
 
 def _check_answers(report: Report, lab: Lab, answers: dict, replay: dict[int, int]) -> None:

@@ -49,10 +49,26 @@ def check(murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int
 
 def _check_own_work(report: Report, murmur2, partition) -> bool:
     found = borrowed(murmur2) or borrowed(partition)
-    return report.check(found is None, _("murmur2() and partition() compute the hash themselves"),
-                        _("{found}. The lab asks you to write the hash yourself, following the steps above: "
-                          "calling a partitioner that already exists gives the right numbers, but proves "
-                          "nothing about yours.").format(found=found) if found else "")
+    if found:
+        return report.check(False, "", _("{found}. The lab asks you to write the hash yourself, following the steps "
+                                         "above: calling a partitioner that already exists gives the right "
+                                         "numbers, but proves nothing about yours.").format(found=found))
+    stub = _constant(murmur2, [(key,) for key in SAMPLE_KEYS]) or _constant(
+        partition, [(key, 7) for key in SAMPLE_KEYS])
+    return report.check(stub is None, _("murmur2() and partition() compute the hash themselves"),
+                        _("{function}() returns {value!r} for every sample key: it is still the starter's stub. "
+                          "Write its body, following the steps above.").format(function=stub[0], value=stub[1])
+                        if stub else "")
+
+
+def _constant(fn, calls: list[tuple]) -> tuple[str, object] | None:
+    """(name, value) when ``fn`` gives one and the same value for every call: a stub, not a hash.
+    An error is left to the checks that follow, which say where it happened."""
+    try:
+        values = {fn(*args) for args in calls}
+    except Exception:  # noqa: BLE001 - reported by the next checks, with its line
+        return None
+    return (getattr(fn, "__name__", "function"), values.pop()) if len(values) == 1 else None
 
 
 def _check_hash(report: Report, murmur2) -> bool:
@@ -74,7 +90,8 @@ def _check_hash(report: Report, murmur2) -> bool:
 
 def _where(key: bytes) -> str:
     if not key:
-        return _("the seed and the length (nothing else runs for an empty key)")
+        return _("the seed and the length (step 1), then the final mix and the sign (steps 4 and 5): an empty key "
+                 "has no block and no tail")
     if len(key) < 4:
         return _(TAIL_HINT[len(key)])
     return _("{first} and {second}").format(first=_(TAIL_HINT[0]), second=_(TAIL_HINT[len(key) % 4]))

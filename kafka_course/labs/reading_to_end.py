@@ -10,6 +10,9 @@ thread (it may never stop), and writes more records as soon as the first one arr
 * partitions 1 and 2 hold different numbers of records;
 * the records written during the read are past the end as it was when the call began:
   a loop that asks for the end again on every turn reads them;
+* the last record of partitions 1 and 2 is bigger than a fetch brings of one partition
+  (``max.partition.fetch.bytes``, 1 MiB by default), so it always comes in a poll of its
+  own: a loop that takes ``end - 1`` for the end stops one poll early, without it;
 * a loop whose condition is never true (``>`` for ``>=``) does not stop: the check
   gives up after ``timeout`` seconds and says so (the learner's thread is left to run
   out its own bound).
@@ -27,6 +30,8 @@ from ..i18n import _
 
 SIZES = (0, 40, 120)  # records per partition: one empty, two of different lengths
 LATE = 10  # records written to partitions 1 and 2 once the read has begun
+BIG = 1_200_000  # bytes of each partition's last record: more than one fetch of a partition brings
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # what the topic and the check's producer accept
 
 
 @dataclass
@@ -56,8 +61,10 @@ def check(report: Report, read_to_end: Callable[[str], Any], bootstrap: str, tim
     """Two checks: ``read_to_end`` stops, and it yields exactly the records up to the end.
     Returns whether it stopped (a function that reads with it would hang too)."""
     from ..clients import new_topic
-    topic = new_topic("lab06-read-to-end", partitions=len(SIZES), bootstrap=bootstrap)
-    _write(topic, bootstrap, {p: range(n) for p, n in enumerate(SIZES)})
+    topic = new_topic("lab06-read-to-end", partitions=len(SIZES), config={"max.message.bytes": MAX_MESSAGE_BYTES},
+                      bootstrap=bootstrap)
+    _write(topic, bootstrap, {p: range(n - 1) for p, n in enumerate(SIZES) if n})
+    _write(topic, bootstrap, {p: range(n - 1, n) for p, n in enumerate(SIZES) if n}, big=True)
     read = Read()
     threading.Thread(target=read.run, args=(read_to_end, topic), name="lab06-read-to-end", daemon=True).start()
     deadline = time.monotonic() + timeout
@@ -79,12 +86,14 @@ def check(report: Report, read_to_end: Callable[[str], Any], bootstrap: str, tim
     return stopped
 
 
-def _write(topic: str, bootstrap: str, offsets: dict[int, range]) -> None:
+def _write(topic: str, bootstrap: str, offsets: dict[int, range], big: bool = False) -> None:
+    """Write the records; ``big`` ones, alone in their batch, carry ``BIG`` bytes of padding."""
     from ..clients import producer
-    writer = producer(bootstrap, linger_ms=5)
+    writer = producer(bootstrap, linger_ms=5, message_max_bytes=MAX_MESSAGE_BYTES)
     for partition, numbers in offsets.items():
         for n in numbers:
-            writer.produce(topic, value=f"record {n} of partition {partition}", partition=partition)
+            value = f"record {n} of partition {partition}"
+            writer.produce(topic, value=value.encode() + (b" " * BIG if big else b""), partition=partition)
     if writer.flush(30):
         raise RuntimeError(f"could not write the records of {topic}")
 
@@ -95,7 +104,14 @@ def _judge(report: Report, seen: list[tuple[int, int]]) -> None:
     late = sorted({(p, o) for p, o in seen if o >= SIZES[p]})
     twice = len(seen) - len(set(seen))
     problems = []
-    if missing:
+    last = {(p, n - 1) for p, n in enumerate(SIZES) if n}
+    if missing and missing <= last:
+        p, o = min(missing)
+        problems.append(_("it stopped one record short of the end in {count} partition(s): it never yielded offset "
+                          "{offset} of partition {partition}, the last one. The end offset is the offset the *next* "
+                          "record will get, so a partition is read to its end when its position equals the end "
+                          "offset, not end - 1").format(count=len(missing), offset=o, partition=p))
+    elif missing:
         short = {p: len([1 for q, _ in missing if q == p]) for p in range(len(SIZES))}
         per_partition = ", ".join(_("{count} of partition {partition}").format(count=n, partition=p)
                                   for p, n in short.items() if n)

@@ -4,10 +4,14 @@
 learner's workers call ``backlog.handle(worker, record)`` for every order they
 process; ``handle`` is thread-safe and remembers who handled what. One worker is
 told to leave the group after a fixed number of orders (a scale-down), so the others
-must take over its partitions without skipping or repeating an order. ``check()``
-then counts: every order handled once, none twice, the leaver stopped at its quota,
-and the group's committed offsets reach the end of every partition (so a restart
-would not handle anything again).
+must take over its partitions without skipping or repeating an order. And one worker's
+process is killed once, in the middle of a batch (``handle`` raises ``Crash`` just
+before it would handle that worker's ``CRASH_BEFORE``-th order); ``process()``, which
+runs each worker as a supervisor runs a process, starts it again. An order whose offset
+was committed before it was handled is lost there, which no graceful leave shows.
+``check()`` then counts: every order handled once, none twice, the leaver stopped at
+its quota, and the group's committed offsets reach the end of every partition (so a
+restart would not handle anything again).
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ..checks import Report
+from ..guarantees import Crash
 from ..i18n import _
 
 WORK_S = 0.01  # what handling one order costs, at least
 SERIAL_WORK_S = 15.0  # and what the whole backlog costs one worker, at least: on a slow or busy machine
 # the last worker to join must still find orders left when the group gets to it (with 8 s, two
 # workers emptied the backlog in 4 s, and a third that joined 4 s late handled nothing)
+CRASHED, CRASH_BEFORE = "a", 5  # worker a's process dies as it is about to handle its 5th order: mid-batch
 
 
 @dataclass
@@ -38,15 +45,33 @@ class Backlog:
     work_s: float = WORK_S  # seconds one order takes to handle
     started: float = field(default_factory=time.monotonic)
     handled: list[tuple[str, int, int]] = field(default_factory=list)  # (worker, partition, offset)
+    crashed: tuple[int, int] | None = None  # (partition, offset) of the order the killed worker never handled
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def handle(self, worker: str, record) -> None:
         """Process one order: it takes a little time (as real work does), then is written
         down with who handled it. The cost keeps one early worker from finishing the whole
-        backlog before the others have joined the group."""
+        backlog before the others have joined the group. Once, worker a's process is killed
+        here instead, before the order is handled (``Crash``)."""
+        with self._lock:
+            if worker == CRASHED and self.crashed is None and \
+                    sum(1 for w, _, _ in self.handled if w == worker) == CRASH_BEFORE - 1:
+                self.crashed = (record.partition, record.offset)
+                raise Crash(_("worker {worker}'s process was killed before it handled partition {partition} offset "
+                              "{offset}").format(worker=worker, partition=record.partition, offset=record.offset))
         time.sleep(self.work_s)
         with self._lock:
             self.handled.append((worker, record.partition, record.offset))
+
+    def process(self, worker: Callable[..., Any], name: str, *args: Any) -> None:
+        """Run ``worker(name, *args)`` as a supervisor runs a process: when the process is
+        killed (``Crash``), a new one starts with the same arguments."""
+        while True:
+            try:
+                worker(name, *args)
+                return
+            except Crash as crash:
+                print(_("{crash}; a new process starts").format(crash=crash))
 
     def done(self) -> bool:
         """True once every order has been handled at least once."""
@@ -85,10 +110,7 @@ def check(backlog: Backlog, *, leaver: str, quota: int) -> None:
     missing = sorted(every - set(counts))
     with Report(_("Lab 04 · scaling a consumer group")) as report:
         report.check(not missing, _("all {orders} orders were handled").format(orders=backlog.orders),
-                     _("{count} of {orders} orders were never handled (e.g. partition {partition} offset {offset}). "
-                       "Does every worker call backlog.handle(name, record) for each record it polls?").format(
-                         count=len(missing), orders=backlog.orders, partition=missing[0][0], offset=missing[0][1])
-                     if missing else "")
+                     _never_handled(backlog, missing, leaver) if missing else "")
         report.check(not twice, _("no order was handled twice"),
                      _("{count} orders were handled twice (e.g. partition {partition} offset {offset}). When a "
                        "partition moves to another worker, it starts at the group's committed offset: commit each "
@@ -112,3 +134,35 @@ def check(backlog: Backlog, *, leaver: str, quota: int) -> None:
         report.check(not behind, _("the group's committed offsets reach the end of every partition"),
                      _("the group's committed offsets should equal each partition's end, so that a restarted worker "
                        "finds nothing left to do; (committed, end) per partition: {behind}").format(behind=behind))
+
+
+def _never_handled(backlog: Backlog, missing: list[tuple[int, int]], leaver: str) -> str:
+    """Why orders were skipped: committed before the crash let them be handled, committed past what
+    the leaver polled but did not handle, or never given to backlog.handle at all."""
+    head = _("{count} of {orders} orders were never handled (e.g. partition {partition} offset {offset}).").format(
+        count=len(missing), orders=backlog.orders, partition=missing[0][0], offset=missing[0][1])
+    causes = []
+    if backlog.crashed in missing:
+        partition, offset = backlog.crashed
+        causes.append(_("Partition {partition} offset {offset} is the order worker {worker} was about to handle when "
+                        "its process was killed: its offset was already committed, so whoever took the partition over "
+                        "started after it. A worker that commits before handling loses the orders a crash interrupts: "
+                        "commit each order's offset + 1 after backlog.handle returns.").format(
+                            partition=partition, offset=offset, worker=CRASHED))
+    last: dict[int, int] = {}
+    for worker, partition, offset in backlog.handled:
+        if worker == leaver:
+            last[partition] = max(offset, last.get(partition, -1))
+    after_leaver = [(p, o) for p, o in missing if last.get(p, -2) + 1 == o]
+    if after_leaver:
+        causes.append(_("Partition {partition} offset {offset} comes right after the last order worker {leaver} "
+                        "handled before it left: the group's offset had moved past orders {leaver} polled but never "
+                        "handled. A worker that commits what poll() returned commits before handling: "
+                        "consumer.commit() without offsets does that, and so does enable_auto_commit=True "
+                        "(kafka-python's default), on its own schedule and when the consumer closes. Turn "
+                        "auto-commit off and commit each order's offset + 1 yourself, after backlog.handle "
+                        "returns.").format(
+                            partition=after_leaver[0][0], offset=after_leaver[0][1], leaver=leaver))
+    if not causes:
+        causes.append(_("Does every worker call backlog.handle(name, record) for each record it polls?"))
+    return " ".join([head, *causes])

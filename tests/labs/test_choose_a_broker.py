@@ -83,3 +83,22 @@ def test_absent_servers_are_skipped_with_a_sentence_and_kafka_still_runs(bootstr
 ])
 def test_choices_that_cannot_run_are_refused_before_anything_runs(bootstrap, choices, sentence):
     assert sentence in fails(choices, bootstrap)
+
+
+def test_a_prefetch_limit_that_is_set_but_too_high_is_not_called_missing():
+    """The sentence follows the settings: a limit of 20 is a limit, only too high a one."""
+    from kafka_course.ecosystem.workloads import JOBS, Run
+    run = Run("work-queue", "rabbitmq", seconds=9.0, done={j: 1 for j in range(JOBS)},
+              slow_by_worker={"worker 1": 10, "worker 2": 3, "worker 3": 2})
+    said = " ".join(expected for ok, _passed, expected in choose_a_broker.requirements(run, {"prefetch_count": 20})
+                    if not ok)
+    assert "With a prefetch limit of 20 each worker still holds up to 20 unacknowledged jobs" in said
+    assert "Without a prefetch limit" not in said
+    unset = " ".join(e for ok, _p, e in choose_a_broker.requirements(run, {}) if not ok)
+    assert "Without a prefetch limit" in unset
+
+
+@needs_both
+def test_a_prefetch_limit_too_high_is_told_its_limit(bootstrap):
+    text = fails({**SOLUTION, "work-queue": ("rabbitmq", {"prefetch_count": 20})}, bootstrap)
+    assert "With a prefetch limit of 20" in text and "Without a prefetch limit" not in text

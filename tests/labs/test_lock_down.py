@@ -78,6 +78,15 @@ WRONG = {
     "any group for the auditor": (
         replace(SOLUTION[4], "--allow-principal User:auditor --operation Read --group *"),
         ["auditor could read shop.orders in the group billing, which nobody asked for"]),
+    "a prefixed consumer ACL for billing": (
+        replace(SOLUTION[1], "--allow-principal User:billing --consumer --topic shop.orders --group billing "
+                             "--resource-pattern-type prefixed"),
+        ["billing could also read shop.orders-archive", "commit offsets in the group billing-reports",
+         "A prefixed group ACL for billing", "A prefixed topic ACL for shop.orders covers"]),
+    "Describe on every topic for everyone": (
+        SOLUTION + ["--allow-principal User:* --operation Describe --topic *"],
+        ["orders-app could also see", "see payroll listed (Describe)", "mallory could also see shop.orders listed",
+         "Describe on topics beyond orders-app's own", "an ACL for User:* (every principal)"]),
     "a prefix too short for the auditor": (
         replace(SOLUTION[3], "--allow-principal User:auditor --operation Read --operation Describe --topic * "),
         ["auditor could read payroll", "too short"]),

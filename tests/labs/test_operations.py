@@ -103,3 +103,20 @@ def test_shell_runs_minikafka_commands_only(lab, capsys):
     assert lab.orders in capsys.readouterr().out.split()
     with pytest.raises(ValueError, match="minikafka commands only"):
         operations.shell("rm -rf /tmp/nothing")
+
+
+def test_a_shift_by_a_count_of_orders_is_not_blamed_on_the_time_zone(lab):
+    """--shift-by moves every partition back by one number of records; the partitions did not get
+    the same number of orders since the incident, so the count is wrong in some of them."""
+    text = fails(lab, shift(lab, reset=RESET + "--to-latest --execute"))
+    assert "still at the end" in text
+    half = lab.per_partition // 2
+    do(lab, RESET + f"--shift-by -{half} --execute")
+    text = fails(lab, {})
+    assert f"moved back by the same {half} orders, as --shift-by does" in text and "--to-datetime" in text
+    assert "time zone" not in text
+
+
+def test_an_incident_read_with_a_half_hour_offset_points_at_the_zone(lab):
+    text = fails(lab, shift(lab, reset=RESET + f"--to-datetime {lab.incident.replace('Z', '+01:30')} --execute"))
+    assert "time zone" in text and "--shift-by" not in text

@@ -14,7 +14,7 @@ import pytest
 from kafka_course.checks import CheckFailed
 from kafka_course.labs import partitioner as lab_check
 
-from .notebook_code import mutated, run, solution
+from .notebook_code import mutated, run, solution, starter
 
 NAMES = ("murmur2", "partition")
 SIGNED = ("return h - 2**32 if h >= 2**31 else h", "return h")
@@ -85,3 +85,20 @@ def test_a_forgotten_tail_and_big_endian_blocks_are_located(one_broker, capsys):
     assert "1 of 4 checks passed, 1 failed and 2 not run." in printed
     big_endian = mutated("02", NAMES, ('"little")', '"big")'))
     fails(big_endian, one_broker, capsys, "4 bytes at a time, little-endian")
+
+
+def test_the_untouched_starter_fails_the_first_check(one_broker, capsys):
+    printed = fails(starter("02", *NAMES), one_broker, capsys, "murmur2() returns 0 for every sample key",
+                    "still the starter's stub")
+    assert "0 of 4 checks passed, 1 failed and 3 not run." in printed
+
+
+def test_a_stub_partition_under_a_written_hash_is_caught_first(one_broker, capsys):
+    functions = mutated("02", NAMES, (*MASK, "0"))
+    fails(functions, one_broker, capsys, "partition() returns 0 for every sample key")
+
+
+def test_a_forgotten_final_mix_is_located_for_the_empty_key(one_broker, capsys):
+    no_mix = mutated("02", NAMES, ("    h ^= h >> 13\n    h = (h * M) & MASK\n    h ^= h >> 15\n", ""))
+    said = str(fails(no_mix, one_broker, capsys, "murmur2(b'') should be 275646681", "the final mix"))
+    assert "nothing else runs" not in said

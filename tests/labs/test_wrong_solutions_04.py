@@ -1,9 +1,11 @@
 """Lab 04's check fails the commit mistakes learners make when a group shrinks, and passes the solution.
 
 Worker ``b`` handles its quota and leaves; ``a`` and ``c`` take over its partitions from
-the group's committed offsets. Committing before handling loses orders, never
-committing or committing the record's own offset (not the next one) repeats them, and
-stopping only at the end of a batch overshoots the quota.
+the group's committed offsets; ``a``'s process is killed once mid-batch and starts again.
+Committing before handling loses the order the crash interrupted, leaving the commits to
+auto-commit loses what ``b`` polled but did not handle, never committing or committing
+the record's own offset (not the next one) repeats them, and stopping only at the end of
+a batch overshoots the quota.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ def run_group(bootstrap: str, *edits, late: str | None = None) -> lab_check.Back
     given = {"backlog": backlog, "BOOTSTRAP": bootstrap, "KafkaConsumer": KafkaConsumer,
              "OffsetAndMetadata": OffsetAndMetadata}
     worker = (mutated("04", ("worker",), *edits, **given) if edits else solution("04", "worker", **given))["worker"]
-    threads = [threading.Thread(target=worker, args=("a",), name="a"),
-               threading.Thread(target=worker, args=("b", QUOTA), name="b"),
-               threading.Thread(target=worker, args=("c",), name="c")]
+    threads = [threading.Thread(target=backlog.process, args=(worker, "a"), name="a"),
+               threading.Thread(target=backlog.process, args=(worker, "b", QUOTA), name="b"),
+               threading.Thread(target=backlog.process, args=(worker, "c"), name="c")]
     first = [t for t in threads if t.name != late]
     for t in first:
         t.start()
@@ -48,6 +50,7 @@ def run_group(bootstrap: str, *edits, late: str | None = None) -> lab_check.Back
 
 
 def fails(bootstrap: str, capsys, edits, *expected: str) -> str:
+    """The check's failure for the solution with ``edits``: it names each of ``expected``; returns what it said."""
     backlog = run_group(bootstrap, *edits)
     started = time.monotonic()
     with pytest.raises(CheckFailed) as failure:
@@ -55,9 +58,9 @@ def fails(bootstrap: str, capsys, edits, *expected: str) -> str:
     seconds = time.monotonic() - started
     for words in expected:
         assert words in str(failure.value), f"{words!r} not in the failure: {failure.value}"
-    printed = capsys.readouterr().out
+    capsys.readouterr()
     print(f"lab 04 check: {seconds:.1f} s")
-    return printed
+    return str(failure.value)
 
 
 def test_the_reference_solution_passes(one_broker, capsys):
@@ -72,8 +75,28 @@ def test_committing_a_batch_before_handling_it_loses_orders(one_broker, capsys):
     before = ("            for tp, records in consumer.poll(timeout_ms=1000).items():\n",
               "            batch = consumer.poll(timeout_ms=1000)\n            consumer.commit()\n"
               "            for tp, records in batch.items():\n")
-    fails(one_broker, capsys, [before, (PER_RECORD_COMMIT, "pass"), ("max_poll_records=20", "max_poll_records=500")],
-          "orders were never handled", "Does every worker call")
+    edits = [before, (PER_RECORD_COMMIT, "pass"), ("max_poll_records=20", "max_poll_records=500")]
+    said = fails(one_broker, capsys, edits, "orders were never handled", "commits before handling",
+                 "consumer.commit() without offsets")
+    assert "Does every worker call" not in said
+
+
+def test_committing_each_order_just_before_handling_it_loses_the_one_a_crash_interrupts(one_broker, capsys):
+    """Per record, commit-then-handle and handle-then-commit look alike until a process dies between the two."""
+    handle = "                    backlog.handle(name, record)\n"
+    swapped = [(handle, ""), ("                    handled += 1\n", handle + "                    handled += 1\n")]
+    said = fails(one_broker, capsys, swapped, "orders were never handled", "when its process was killed",
+                 "commits before handling", "after backlog.handle returns")
+    assert "Does every worker call" not in said
+
+
+def test_leaving_the_commits_to_auto_commit_skips_what_the_leaver_polled(one_broker, capsys):
+    """No commit of one's own: kafka-python commits what poll() returned, also when b closes mid-batch."""
+    auto = ("                             enable_auto_commit=False,  # commit what was handled, not what was polled\n",
+            "")
+    said = fails(one_broker, capsys, [(PER_RECORD_COMMIT, "pass"), auto], "orders were never handled",
+                 "enable_auto_commit=True (kafka-python's default)")
+    assert "Does every worker call" not in said
 
 
 def test_never_committing_hands_the_leavers_orders_out_again(one_broker, capsys):

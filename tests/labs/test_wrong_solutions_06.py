@@ -75,3 +75,11 @@ def test_ignoring_tombstones_keeps_closed_accounts(bank, capsys):
     printed = fails(bank, capsys, [("table.pop(account, None)", "pass")],
                     "loading the compacted snapshots: closed accounts are still there", "tombstone")
     assert "4 of 5 checks passed, 1 failed." in printed
+
+
+def test_an_end_offset_taken_one_too_low_stops_one_record_short(bank, capsys):
+    """``end - 1`` looks like "the last offset"; it only shows when a partition's last record
+    comes in a poll of its own, which the check's partitions make sure of."""
+    printed = fails(bank, capsys, [(ALL_AT_END, ALL_AT_END.replace("ends[tp]", "ends[tp] - 1"))],
+                    "it stopped one record short of the end in 2 partition(s)", "not end - 1")
+    assert "Partition 0 is empty" not in printed and "✔ read_to_end stops" in printed

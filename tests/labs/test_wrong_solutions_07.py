@@ -78,3 +78,14 @@ def test_a_table_without_the_expected_columns_is_explained_and_the_rest_not_run(
                                                             lab=lab, json=json),
                     "the table payments cannot be read")
     assert "not run: every payment is in the table" in printed and "1 of 6 checks passed" in printed
+
+
+def test_a_worker_that_swallows_the_crashes_is_told_so(one_broker, capsys):
+    """An except around the work keeps the worker going after its process 'died': the check
+    says the crashes were caught, not that there were none."""
+    record = "                record_payment(db, json.loads(record.value))\n"
+    swallow = ("                try:\n                    record_payment(db, json.loads(record.value))\n"
+               "                except Exception as error:\n                    print('skipped:', error)\n")
+    printed = fails(one_broker, capsys, lambda lab: mutated("07", NAMES, (record, swallow), lab=lab, json=json),
+                    "your worker caught 3 of the 3 crashes", "let the exception end worker()")
+    assert "never crashed" not in printed

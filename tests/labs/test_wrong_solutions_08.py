@@ -99,3 +99,16 @@ def test_committing_the_offsets_outside_the_transaction_repeats_orders(one_broke
                "        producer.commit_transaction(30)\n        consumer.commit(asynchronous=False)")
     functions = mutated("08", ("PRODUCER_SETTINGS", *NAMES), outside)
     fails(one_broker, capsys, functions, "orders are in the output more than once", "send_offsets_to_transaction")
+
+
+def test_committing_the_consumer_just_before_the_transaction_loses_orders(one_broker, capsys):
+    """consumer.commit() right before commit_transaction() looks the same as sending the offsets
+    until a crash falls between the two commits: the input moved on, the output was aborted."""
+    before = ("        producer.send_offsets_to_transaction(consumer.position(consumer.assignment()),\n"
+              "                                             consumer.consumer_group_metadata(), 30)\n",
+              "        consumer.commit(asynchronous=False)\n")
+    functions = mutated("08", ("PRODUCER_SETTINGS", *NAMES), before)
+    printed = fails(one_broker, capsys, functions, "orders are missing from the committed output",
+                    "crashed right after consumer.commit() returned and before commit_transaction()",
+                    "send_offsets_to_transaction")
+    assert "right after consumer.commit() returned" in printed
