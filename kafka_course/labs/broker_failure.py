@@ -4,7 +4,8 @@ The learner chooses the topic's settings (partitions, replication factor, topic
 configs) and the producer's settings (librdkafka names). ``check()`` creates the topic,
 produces numbered records in a background thread with those settings, and meanwhile
 breaks the three-broker cluster (``failure_script``): lost acknowledgements, a crashed
-leader whose followers were behind, one broker stopped for maintenance, then two.
+leader whose followers were behind, one broker stopped for maintenance, then two, then
+the in-sync replicas while an out-of-sync one comes back alone.
 
 It judges behaviour only, the way the learning goal is stated:
 
@@ -16,7 +17,8 @@ It judges behaviour only, the way the learning goal is stated:
   acknowledged until the other brokers are back.
 
 ``min.insync.replicas=1`` fails the last, 3 fails the one before, one replica fails
-both, ``acks=1`` loses records, and a producer without idempotence stores retried
+both, ``acks=1`` loses records, ``unclean.leader.election.enable=true`` loses the records
+the out-of-sync replica never copied, and a producer without idempotence stores retried
 batches twice. The sentences use the settings only to point at the likely cause.
 """
 
@@ -50,7 +52,8 @@ class Trial:
     sent_at: list[float] = field(default_factory=list)  # record number -> when it was handed to the producer
     errors: Counter = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # reentrant: a producer that meets a fatal error may hand reports back from inside one
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @property
     def sent(self) -> int:
@@ -83,9 +86,11 @@ class _Writer:
     def __init__(self, producer, trial: Trial):
         self.producer, self.trial = producer, trial
         self._stop = threading.Event()
+        self.fatal = False  # the producer stopped on a fatal error: nothing more to flush
         self._thread = threading.Thread(target=self._run, name="lab05-writer", daemon=True)
 
     def _run(self) -> None:
+        from confluent_kafka import KafkaException
         while not self._stop.is_set():
             n = self.trial.sent
             try:
@@ -94,6 +99,10 @@ class _Writer:
                 self.trial.sent_at.append(time.monotonic())
             except BufferError:
                 pass  # the local queue is full (a partition has no leader): wait a little
+            except KafkaException as e:  # a fatal error (e.g. an idempotent producer whose records the
+                self.trial.errors[e.args[0].name()] += 1  # cluster lost): this producer takes no more writes
+                self.fatal = True
+                return
             self.producer.poll(0.002)
 
     def __enter__(self) -> "_Writer":
@@ -103,7 +112,13 @@ class _Writer:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join(10)
-        self.producer.flush(30)
+        if self.fatal:  # a fatal producer hands back no more reports (flush would fail inside them)
+            return
+        from confluent_kafka import KafkaException
+        try:
+            self.producer.flush(30)
+        except (KafkaException, SystemError):  # the fatal error came during the flush: its reports are lost
+            self.trial.errors["_FATAL"] += 1
 
 
 def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
@@ -141,7 +156,7 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
                                pending=trial.pending)
         with _Writer(producer, trial):
             windows = script.run()
-        _judge(report, trial, servers)
+        _judge(report, trial, servers, windows.get("out of sync"))
         _judge_windows(report, trial, windows, producer_settings, _min_insync(servers, topic))
         _forget(topic, servers)
         return trial
@@ -179,7 +194,7 @@ def _min_insync(servers: str, topic: str) -> str:
         return "?"
 
 
-def _judge(report: Report, trial: Trial, servers: str) -> None:
+def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | None = None) -> None:
     from ..guarantees import read_topic
     stored = read_topic(servers, trial.topic, "read_uncommitted", timeout=30)
     by_partition: dict[int, Counter] = {}
@@ -193,14 +208,32 @@ def _judge(report: Report, trial: Trial, servers: str) -> None:
                                        errors=dict(trial.errors) or _("none")))
     report.check(acked > 0, _("{acked} records were acknowledged").format(acked=acked),
                  _("no record was acknowledged at all; is the producer able to write to the topic?"))
+    unclean = _unclean_leader(out_of_sync)
+    if unclean is not None:
+        gone = _("{count} acknowledged records are gone (e.g. {example}). While brokers {down}, the in-sync replicas, "
+                 "were stopped, broker {leader}, whose copy was behind, became the leader of partition {partition}: "
+                 "an unclean leader election. The records it never copied were cut from the other copies when they "
+                 "came back. Leave unclean.leader.election.enable false: a partition with no in-sync replica should "
+                 "wait for one rather than lose acknowledged records.")
+    else:
+        gone = _("{count} acknowledged records are gone (e.g. {example}). A record acknowledged by the leader alone "
+                 "dies with the leader: wait for all in-sync replicas (acks), and keep more than one copy of each "
+                 "partition.")
+    said = {"down": out_of_sync.down if out_of_sync else [], "leader": unclean.leader if unclean else -1,
+            "partition": unclean.partition if unclean else -1}
     report.check(not lost, _("every acknowledged record survived the failures"),
-                 _("{count} acknowledged records are gone (e.g. {example}). A record acknowledged by the leader "
-                   "alone dies with the leader: wait for all in-sync replicas (acks), and keep more than one copy "
-                   "of each partition.").format(count=len(lost), example=lost[0].decode() if lost else ""))
+                 gone.format(count=len(lost), example=lost[0].decode() if lost else "", **said))
     report.check(not twice, _("no acknowledged record is stored twice"),
                  _("{count} records are stored more than once (e.g. {example}). Lost acknowledgements made the "
                    "producer retry batches the broker already had: an idempotent producer lets the broker "
                    "recognise them.").format(count=len(twice), example=twice[0].decode() if twice else ""))
+
+
+def _unclean_leader(window: Window | None):
+    """A partition led, while its in-sync replicas were all stopped, by a replica that was out of sync."""
+    if window is None:
+        return None
+    return next((p for p in window.partitions if p.leader >= 0 and p.leader not in window.down), None)
 
 
 def _judge_windows(report: Report, trial: Trial, windows: dict[str, Window], producer_settings: dict,

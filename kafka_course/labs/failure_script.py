@@ -9,7 +9,11 @@ meanwhile. ``broker_failure`` then judges what the producer saw in each window.
 2. (minikafka) the followers fall behind, then the leader of partition 0 crashes (acks);
 3. maintenance: one broker is stopped cleanly, and writes must go on (availability);
 4. a lone leader: the other two brokers are stopped, and acks=all writes must be refused
-   until they are back (min.insync.replicas).
+   until they are back (min.insync.replicas);
+5. an out-of-sync replica as the only candidate: a follower of partition 0 is stopped and
+   falls behind, then the in-sync replicas stop and the follower comes back alone. The
+   partition must wait for an in-sync replica; an unclean leader election makes the
+   follower leader, and the acknowledged records it never copied are lost.
 
 On real Kafka the minikafka-only faults are skipped, and brokers are stopped, killed and
 started through docker compose (see ``kafka_course.handle``).
@@ -55,7 +59,11 @@ class FailureScript:
             crashed = self.leader_crash()
             maintenance = self.maintenance([b for b in self.brokers if b != crashed][0])
             lone = self.lone_leader()
-            return {"maintenance": maintenance, "lone leader": lone}
+            windows = {"maintenance": maintenance, "lone leader": lone}
+            unclean = self.out_of_sync_candidate()
+            if unclean is not None:
+                windows["out of sync"] = unclean
+            return windows
         finally:
             self.restore()
 
@@ -133,6 +141,32 @@ class FailureScript:
         window.partitions = self.handle.topology(self.topic)
         window.end = window.restarted = time.monotonic()
         self._start(others)
+        return window
+
+    def out_of_sync_candidate(self) -> Window | None:
+        """A follower of partition 0 stopped while writes go on, then the in-sync replicas stopped
+        and the follower started alone: the only live replica is out of sync. ``down`` holds the
+        in-sync replicas; ``partitions`` show who led meanwhile. None with a single copy."""
+        replicas = list(self.handle.topology(self.topic)[0].replicas)
+        if len(replicas) < 2:
+            return None
+        leader = self._leader()
+        laggard = [b for b in replicas if b != leader][-1]
+        in_sync = [b for b in replicas if b != laggard]
+        self.handle.stop_broker(laggard)
+        self.say(_("broker {broker} is stopped while the writes go on: its copy of partition 0 falls behind").format(
+            broker=laggard))
+        time.sleep(self.seconds)
+        for broker in in_sync:
+            self.handle.stop_broker(broker)
+        self.handle.start_broker(laggard)
+        window = Window("out of sync", in_sync, time.monotonic())
+        self.say(_("brokers {brokers} are stopped and broker {broker} is back: the only replica left is out of "
+                   "sync").format(brokers=in_sync, broker=laggard))
+        time.sleep(self.seconds)
+        window.partitions = self.handle.topology(self.topic)
+        window.end = window.restarted = time.monotonic()
+        self._start(in_sync)
         return window
 
     def _start(self, brokers: list[int]) -> None:

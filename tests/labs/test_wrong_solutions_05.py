@@ -74,3 +74,12 @@ def test_a_single_copy_of_each_partition_fails_both_phases(three_brokers, capsys
     fails(three_brokers, capsys, *settings(replication_factor=1, config={"min.insync.replicas": 1}),
           "had no leader: its only copy", "Keep more copies of each partition",
           "Each partition has a single copy")
+
+
+def test_unclean_leader_election_loses_what_the_out_of_sync_replica_never_had(three_brokers, capsys):
+    """The failure script leaves an out-of-sync replica as the only candidate: with unclean election
+    it leads, and the acknowledged records it never copied are gone."""
+    printed = fails(three_brokers, capsys, *settings(config={"unclean.leader.election.enable": "true"}),
+                    "acknowledged records are gone", "an unclean leader election",
+                    "Leave unclean.leader.election.enable false")
+    assert "wait for all in-sync replicas (acks)" not in printed
