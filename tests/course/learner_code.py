@@ -67,33 +67,30 @@ def is_quiz(cell: dict) -> bool:
     return code.startswith(("course.quiz(", "course.predict("))
 
 
-def _imported_client_names(cells: list[dict]) -> set[str]:
-    names: set[str] = set()
+def _imports(cells: list[dict]):
+    """Every import statement of the notebook's code cells (cells that do not parse are skipped)."""
     for cell in cells:
         try:
             tree = ast.parse(code_of(cell))
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in CLIENT_LIBRARIES:
-                names |= {a.asname or a.name for a in node.names}
-            elif isinstance(node, ast.Import):
-                names |= {a.asname or a.name.split(".")[0] for a in node.names
-                          if a.name.split(".")[0] in CLIENT_LIBRARIES}
+        yield from (n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
+
+
+def _imported_client_names(cells: list[dict]) -> set[str]:
+    names: set[str] = set()
+    for node in _imports(cells):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in CLIENT_LIBRARIES:
+            names |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in CLIENT_LIBRARIES}
     return names
 
 
 def _course_names(cells: list[dict]) -> set[str]:
-    names = {"course"}
-    for cell in cells:
-        try:
-            tree = ast.parse(code_of(cell))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kafka_course"):
-                names |= {a.asname or a.name for a in node.names}
-    return names
+    return {"course"} | {a.asname or a.name for node in _imports(cells)
+                         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kafka_course")
+                         for a in node.names}
 
 
 def kind(cell: dict, client_names: set[str], course_names: set[str]) -> str:
