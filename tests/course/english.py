@@ -17,7 +17,7 @@ import textwrap
 ENGLISH = frozenset("""the and of to in is are was were with from this that not but for by will each every which
 when into than then its been be on at an or it they their there these those what who how why would should
 could don't isn't doesn't won't after before while until also only just""".split())
-_WORD = re.compile(r"[A-Za-z']+")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # whole words, accents included: estarían holds no "an"
 # Not prose: at-least-once, read_committed, --execute, `code`, a one-word string ('at': a key), tqdm's it/s,
 # a keyword argument (at=...).
 _TERM = re.compile(r"\b[\w']+(?:-[\w']+)+\b|\b\w+_\w+\b|--[\w-]+|`[^`]*`|(['\"])\w+\1|\bit/s\b|\b\w+=")
@@ -40,6 +40,7 @@ KAFKA_TOOLS = ("Dynamic configs for ", "SCRAM credential configs for ", "Reassig
                "Clearing broker-level throttles", "Clearing topic-level throttles", "Valid replica already elected",
                "Querying brokers for log directories", "Adding ACLs for resource", "Current ACLs for resource",
                "Removed ACLs for resource", "Sent ",  # fakeusers' closing line, on stderr
+               "Processed a total of ",  # the console consumer's closing line, as kafka-console-consumer.sh
                "only showing top ")  # Spark's DataFrame.show()
 
 
