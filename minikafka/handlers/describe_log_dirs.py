@@ -6,36 +6,29 @@ end is below its high watermark, so 0; for a future log that AlterReplicaLogDirs
 filling, how far it is behind the current one) and whether it is that future log, plus
 the file system's total and usable bytes. An offline directory is listed with
 KAFKA_STORAGE_ERROR. A null topic list means every partition. A broker kept in memory
-(``serve --in-memory``) answers with one directory named ``MEMORY_DIR``, holding every
-partition with its size in memory and no file system figures (-1), because clients and
-the course read sizes from here and a Kafka broker always has its log directories.
+has no log directories.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 from ..errors import ErrorCode
-
-MEMORY_DIR = PurePosixPath("/in-memory")
 
 
 def _replicas(ctx, wanted: dict[str, set[int]] | None):
     """(log dir, topic, partition, size, lag, is_future) for each replica asked for."""
     broker = ctx.broker
     for (topic, index), part in sorted(broker.partitions.items()):
-        if wanted is not None and index not in wanted.get(topic, ()):
+        if part.log.directory is None or (wanted is not None and index not in wanted.get(topic, ())):
             continue
         lag = max(part.high_watermark - part.log_end_offset, 0)
-        root = part.log.directory.parent if part.log.directory is not None else MEMORY_DIR
-        yield root, topic, index, part.log.size_bytes(), lag, False
+        yield part.log.directory.parent, topic, index, part.log.size_bytes(), lag, False
         move = broker.log_dir_moves.get((topic, index))
         if move is not None:
             yield move.destination, topic, index, move.size_bytes(), move.lag, True
 
 
 def _result(ctx, root, offline: bool, rows: list):
-    total, usable = (-1, -1) if offline or ctx.broker.log_dirs is None else ctx.broker.log_dirs.space(root)
+    total, usable = (-1, -1) if offline else ctx.broker.log_dirs.space(root)
     by_topic: dict[str, list] = {}
     for _, topic, index, size, lag, future in rows:
         by_topic.setdefault(topic, []).append(ctx.make("DescribeLogDirsPartition", partition_index=index,
@@ -48,9 +41,9 @@ def _result(ctx, root, offline: bool, rows: list):
 
 async def handle(ctx, request):
     dirs = ctx.broker.log_dirs
+    if dirs is None:
+        return ctx.respond(error_code=ErrorCode.none, results=())
     wanted = None if request.topics is None else {t.topic: set(t.partitions) for t in request.topics}
     rows = list(_replicas(ctx, wanted))
-    if dirs is None:
-        return ctx.respond(error_code=ErrorCode.none, results=(_result(ctx, MEMORY_DIR, False, rows),))
     return ctx.respond(error_code=ErrorCode.none, results=tuple(
         _result(ctx, root, root in dirs.offline, [r for r in rows if r[0] == root]) for root in dirs.roots))
