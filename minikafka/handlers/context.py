@@ -42,7 +42,7 @@ class RequestContext:
         return codec.response_module(self.header.api_key, self.header.api_version)
 
     def make(self, name: str, /, **values: Any) -> Any:
-        """Build a nested response entity by class name, for this version."""
+        """Build a nested response entity by class name, for this version (``codec.downgrade``)."""
         return codec.entity(self.schema, name, **values)
 
     def has(self, name: str) -> bool:
@@ -50,8 +50,9 @@ class RequestContext:
         return hasattr(self.schema, name)
 
     def respond(self, **values: Any) -> Any:
-        """Build the top-level response for this version."""
-        return codec.make(codec.response_class(self.header.api_key, self.header.api_version), **values)
+        """Build the top-level response for this version: fields it lacks but a newer version has are
+        dropped, a name no version has raises ``codec.UnknownField``."""
+        return codec.downgrade(codec.response_class(self.header.api_key, self.header.api_version), **values)
 
     @property
     def principal(self) -> str:

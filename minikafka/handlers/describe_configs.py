@@ -50,7 +50,7 @@ def _entry(ctx, e, synonyms: bool, docs: bool):
     syn = tuple(ctx.make("DescribeConfigsSynonym", name=n, value=v, source=SOURCE_CODES[s])
                 for n, v, s in e.synonyms) if synonyms else ()
     return ctx.make("DescribeConfigsResourceResult", name=e.name, value=e.value, read_only=e.read_only,
-                    config_source=SOURCE_CODES[e.source], is_default=e.source == "DEFAULT_CONFIG",
+                    config_source=SOURCE_CODES[e.source],
                     is_sensitive=False, synonyms=syn, config_type=TYPE_CODES[e.setting.kind],
                     documentation=e.setting.doc if docs else None)
 

@@ -116,7 +116,7 @@ class RequestDispatcher:
         if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)
         if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
-            response = codec.empty(codec.response_class(api_key, version), error_code=refused)
+            response = codec.error_answer(codec.response_class(api_key, version), refused)
         elif injected is not None:
             response = _error_response(ctx, request, injected)
         else:

@@ -11,7 +11,7 @@ guesses the broker's release from them (kafka-python) gets 4.1. They start at th
 versions older librdkafka checks for exactly (Produce 3, Fetch 4, FindCoordinator 0,
 JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1, OffsetCommit 2,
 InitProducerId 0). Every version in a range is really handled: handlers build answers
-with ``codec.make``, which keeps only the fields a version has. One exception, Kafka's
+with ``ctx.respond`` (``codec.downgrade``), which keeps only the fields a version has. One exception, Kafka's
 own: Produce is *advertised* from v0 (``advertised_min``) because librdkafka before 2.8
 turns compression off unless Produce v0 is listed (KAFKA-18659), but v0-v2 (message
 formats 0 and 1) are refused as on Kafka 4, by closing the connection. Two ranges differ
