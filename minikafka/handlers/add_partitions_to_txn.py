@@ -71,7 +71,7 @@ async def _transaction(ctx, t):
         for x in t.topics:
             for p in x.partitions:
                 try:
-                    coordinator.verify(t.transactional_id, t.producer_id, x.name, p)
+                    coordinator.verify(t.transactional_id, t.producer_id, t.producer_epoch, x.name, p)
                 except KafkaError as e:
                     codes[x.name, p] = e.code
         failed = None
