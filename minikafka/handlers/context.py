@@ -18,6 +18,10 @@ from ..security.acl import Operation, ResourceType
 from ..security.authorizer import Authorizer
 from ..security.sasl import ANONYMOUS, Session
 
+# What a handler answers: a kio response entity of the negotiated version. Its class differs
+# from version to version (``respond`` picks it), so no one class names it; None: no answer (acks=0).
+Response = Any
+
 
 @dataclass(slots=True)
 class RequestContext:

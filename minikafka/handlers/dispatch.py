@@ -81,7 +81,7 @@ def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -
 
 
 class RequestDispatcher:
-    def __init__(self, broker: Broker, authorizer: Authorizer | None = None):
+    def __init__(self, broker: Broker, authorizer: Authorizer | None = None) -> None:
         self.broker = broker
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
         self.faults = Faults(can_inject_error)

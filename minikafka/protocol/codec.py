@@ -125,7 +125,8 @@ def _payload_class(module: ModuleType, kind: EntityType) -> type:
 
 
 def is_flexible(api_key: int, version: int) -> bool:
-    return request_class(api_key, version).__flexible__
+    cls: Any = request_class(api_key, version)  # a kio entity class: ``__flexible__`` is set by kio
+    return bool(cls.__flexible__)
 
 
 def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHeader, Any]:
@@ -137,6 +138,7 @@ def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHea
     except bounds.TooLong as e:
         raise MalformedRequest(f"cannot decode {cls.__name__}: {e}") from None
     try:
+        body: Any
         body, _size = entity_reader(cls)(frame, header.body_offset)
     except Exception as e:  # kio raises several types for bad input
         raise MalformedRequest(f"cannot decode {request_class(api_key, version).__name__}: {e}") from None
