@@ -48,7 +48,7 @@ def can_inject_error(api_key: int) -> bool:
                for v in range(api.min_version, api.max_version + 1))
 
 
-def _upgrade(api_key: int, decoded: object) -> object:
+def lift(api_key: int, decoded: object) -> object:
     """One typed request for all versions: the newest version's class (see ``codec.upgrade``).
 
     A handler whose request changed shape between versions says how in ``upgrade``.
@@ -106,7 +106,7 @@ class RequestDispatcher:
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported "
                                          f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
-        request = _upgrade(api_key, decoded)
+        request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
         self.requests[(api.name, ctx.client_id)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
