@@ -7,20 +7,24 @@ between versions is lifted to the newest version's class; ``codec.upgrade`` othe
 requests; an empty answer with a top-level error code otherwise). The table names them as
 attributes of imported modules, so mypy checks their signatures and a missing name fails
 at import. ``check`` (run at import) refuses a table that misses an API of API_TABLE, a hook
-a module defines that its row leaves out, and a public function whose name is a near miss
-of a hook's (``error_respons``): such a hook used to be ignored without a word.
+a module defines that its row leaves out, a public function whose name is a near miss
+of a hook's (``error_respons``: such a hook used to be ignored without a word), and a
+``handle`` whose request annotation is not the kio class dispatch gives it.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
+import types
+import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any
 
 from ..errors import ErrorCode
+from ..protocol import codec
 from ..protocol.apis import API_TABLE
 from . import (
     add_offsets_to_txn,
@@ -158,6 +162,19 @@ def check(handlers: Mapping[int, Handler], api_keys: set[int]) -> None:
         if module is None:
             raise RegistrationError(f"the handler of API key {key} has no module")
         check_module(module, handler)
+        check_request_type(key, handler)
+
+
+def check_request_type(api_key: int, handler: Handler) -> None:
+    """RegistrationError unless ``handle``'s request annotation names the class dispatch lifts a
+    request to: the newest version's (a handler with an ``upgrade`` hook may name others in a union).
+    An annotation left behind when the API table's newest version moves fails here, not in a client."""
+    hint = typing.get_type_hints(handler.handle).get("request")
+    named = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    latest = codec.latest_request_class(api_key)
+    if latest not in named:
+        raise RegistrationError(f"{handler.handle.__module__}.handle reads {hint}, but dispatch gives it "
+                                f"{latest.__module__}.{latest.__name__}")
 
 
 def check_module(module: ModuleType, handler: Handler) -> None:

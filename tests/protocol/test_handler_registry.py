@@ -6,10 +6,11 @@ from __future__ import annotations
 import types
 
 import pytest
+from kio.schema.heartbeat.v3.request import HeartbeatRequest as HeartbeatV3
 
 from minikafka.errors import ErrorCode
 from minikafka.handlers import registry
-from minikafka.handlers.registry import Handler, RegistrationError, check, check_module
+from minikafka.handlers.registry import Handler, RegistrationError, check, check_module, check_request_type
 from minikafka.protocol.apis import API_TABLE
 
 
@@ -64,3 +65,14 @@ def test_a_synchronous_handle_fails_registration():
     module.handle = lambda ctx, request: None
     with pytest.raises(RegistrationError, match="async"):
         check_module(module, Handler(module.handle))
+
+
+async def handle_an_old_heartbeat(ctx, request: HeartbeatV3) -> None:
+    return None
+
+
+def test_a_handle_annotated_with_another_class_than_dispatch_gives_fails_registration():
+    with pytest.raises(RegistrationError, match=r"heartbeat\.v4\.request\.HeartbeatRequest"):
+        check_request_type(12, Handler(handle_an_old_heartbeat))
+    check_request_type(12, registry.HANDLERS[12])
+    check_request_type(1, registry.HANDLERS[1])  # Fetch: a union, v13+ by id and older by name
