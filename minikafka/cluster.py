@@ -21,7 +21,8 @@ import signal
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Coroutine
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .broker import Broker
 from .config import BrokerConfig
@@ -36,6 +37,7 @@ from .security.connections import SessionFactory
 from .security.scram import MECHANISMS as SCRAM_MECHANISMS
 from .server import Listener
 
+T = TypeVar("T")
 log = logging.getLogger("minikafka")
 
 
@@ -81,8 +83,8 @@ class Cluster:
         self.all_listeners: dict[int, list[Listener]] = {}  # with the others of the listeners setting
         self._listener_ports: dict[tuple[int, str], int] = {}  # a restarted broker listens where it did
         self.authorizer: StandardAuthorizer | None = None
-        self.metadata: ClusterMetadata | None = None
-        self.controller: Controller | None = None
+        self._metadata: ClusterMetadata | None = None  # both made by start(): see the properties
+        self._controller: Controller | None = None
         self.ports: dict[int, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -103,7 +105,8 @@ class Cluster:
         if not self._thread:
             return
         self.run(self._stop())
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        loop = self._started_loop()
+        loop.call_soon_threadsafe(loop.stop)
         self._thread.join(timeout=10)
         self._thread = None
         if self._own_dir and self.data_dir:
@@ -121,20 +124,40 @@ class Cluster:
         self.stop()
 
     def _run_loop(self, ready: threading.Event) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._loop.call_soon(ready.set)
-        self._loop.run_forever()
+        loop = self._started_loop()
+        asyncio.set_event_loop(loop)
+        loop.call_soon(ready.set)
+        loop.run_forever()
+
+    def _started_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            raise RuntimeError("the cluster is not started")
+        return self._loop
+
+    @property
+    def metadata(self) -> ClusterMetadata:
+        """The cluster's metadata (topics, brokers, configs), made by ``start()``."""
+        if self._metadata is None:
+            raise RuntimeError("the cluster is not started: its metadata is made by start()")
+        return self._metadata
+
+    @property
+    def controller(self) -> Controller:
+        """The cluster's controller, made by ``start()``."""
+        if self._controller is None:
+            raise RuntimeError("the cluster is not started: its controller is made by start()")
+        return self._controller
 
     async def _start(self) -> None:
         if self.data_dir:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
-        self.metadata = ClusterMetadata(self.config, meta_path)
+        self._metadata = ClusterMetadata(self.config, meta_path)
         if self.security.authorizer is not None:
             self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
                                                  self.security.allow_everyone_if_no_acl)
         self.brokers.clear()
-        self.controller = Controller(self.metadata, self.peers)
+        self._controller = Controller(self.metadata, self.peers)
         for node_id in self.node_ids:
             await self._start_broker(node_id)
 
@@ -217,17 +240,16 @@ class Cluster:
                 await listener.stop()
             await self.brokers.pop(node_id).close()
             self.metadata.brokers.pop(node_id, None)
-        if self.metadata is not None:
-            self.metadata.close()
+        if self._metadata is not None:
+            self._metadata.close()
 
     # -- calling into the loop -----------------------------------------------------
-    def run(self, coro) -> Any:
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the brokers' loop and wait for its result."""
-        if self._loop is None:
-            raise RuntimeError("the cluster is not started")
+        loop = self._started_loop()
         if threading.current_thread() is self._thread:
             raise RuntimeError("Cluster.run() called from the broker thread would deadlock")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
     def call(self, fn: Callable[..., Any], *args, **kwargs) -> Any:
         """Call a plain function on the brokers' loop (where broker state may be touched)."""

@@ -117,6 +117,7 @@ class Listener:
             writer.transport.abort()
             return
         task = asyncio.current_task()
+        assert task is not None  # a connection is served by the task asyncio.start_server made for it
         self._connections.add(task)
         self._writers[writer] = peer[0]
         self._last_active[writer] = asyncio.get_running_loop().time()

@@ -54,7 +54,7 @@ class Connection:
         version = self.version(api_key, newest)
         if version is None:
             raise WireError(f"the broker does not support API {api_key}")
-        return self._send(codec.make(codec.request_class(api_key, version), **fields), api_key, version)
+        return self._send(codec.downgrade(codec.request_class(api_key, version), **fields), api_key, version)
 
     def _send(self, request: Any, api_key: int, version: int) -> Any:
         self.correlation_id += 1

@@ -25,7 +25,7 @@ from ..records import (
     parse_control_key,
 )
 
-_CONTROL_TYPES = {0: "ABORT", 1: "COMMIT"}
+_CONTROL_TYPES: dict[int | None, str] = {0: "ABORT", 1: "COMMIT"}  # None: no control key
 
 
 class DumpError(Exception):
@@ -37,7 +37,7 @@ def dump(path: str | os.PathLike, out: TextIO, *, print_data: bool = False) -> N
     path = pathlib.Path(path)
     if path.is_dir():
         segments = (p for p in path.glob("*.log") if parse_base_offset(p) is not None)
-        files = sorted(segments, key=parse_base_offset)
+        files = sorted(segments, key=lambda p: parse_base_offset(p) or 0)  # every one has a base offset
         if not files:
             raise DumpError(f"{path} is a directory without any segment (.log) files.")
         for file in files:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 # kio registers Hypothesis strategies when Hypothesis is importable (test installs have
 # it); a broker process never needs them, and skipping them halves its start-up time.
-sys.modules.setdefault("hypothesis", None)
+sys.modules.setdefault("hypothesis", None)  # type: ignore[arg-type]  # None: "cannot be imported"
 
 from ..cluster import Cluster  # noqa: E402
 from ..config import BROKER_SETTINGS, TOPIC_TO_BROKER, ConfigError, read_properties  # noqa: E402

@@ -7,19 +7,21 @@ creating and deleting need ALTER on the cluster, describing needs DESCRIBE.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ..security.store import SecurityRecords
+from .context import RequestContext
 
 NO_AUTHORIZER = "No Authorizer is configured."
 
 
-def store(ctx) -> SecurityRecords:
+def store(ctx: RequestContext) -> SecurityRecords:
     return ctx.broker.metadata.security
 
 
-def refusal(ctx, operation: Operation) -> tuple[ErrorCode, str] | None:
+def refusal(ctx: RequestContext, operation: Operation) -> tuple[ErrorCode, str] | None:
     """Why the whole request is refused, or None."""
     if ctx.authorizer is None:
         return ErrorCode.security_disabled, NO_AUTHORIZER
@@ -28,7 +30,7 @@ def refusal(ctx, operation: Operation) -> tuple[ErrorCode, str] | None:
     return None
 
 
-def as_enum(kind: type[enum.IntEnum], value: int):
+def as_enum(kind: type[enum.IntEnum], value: int) -> Any:
     """The enum member for a wire value; UNKNOWN (0) for a value Kafka does not define."""
     try:
         return kind(value)

@@ -10,17 +10,24 @@ by the group's coordinator and share-partition leaders.
 
 from __future__ import annotations
 
-from ..config import BROKER_SETTINGS, ConfigError, TOPIC_SETTINGS, render, validate_topic_configs
+from collections.abc import Callable
+from typing import Any
+
+from kio.schema.alter_configs.v2.request import AlterConfigsResource
+from kio.schema.incremental_alter_configs.v1.request import AlterConfigsResource as IncrementalResource
+
+from ..config import BROKER_SETTINGS, TOPIC_SETTINGS, ConfigError, render, validate_topic_configs
 from ..errors import ErrorCode, KafkaError
-from ..share import configs as group_configs
 from ..security.acl import Operation
+from ..share import configs as group_configs
 from ._authorize import check_config_access
+from .context import RequestContext
 
 TOPIC, BROKER, GROUP = 2, 4, 32
 BROKER_LOGGER = 8
 
 
-def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only: bool) -> None:
+def apply(ctx: RequestContext, resource_type: int, name: str, new_overrides: dict, validate_only: bool) -> None:
     """Replace a resource's overrides with ``new_overrides`` after checking them."""
     broker = ctx.broker
     try:
@@ -49,7 +56,7 @@ def apply(ctx, resource_type: int, name: str, new_overrides: dict, validate_only
         raise KafkaError(ErrorCode.invalid_config, str(e)) from None
 
 
-def current_overrides(ctx, resource_type: int, name: str) -> dict:
+def current_overrides(ctx: RequestContext, resource_type: int, name: str) -> dict:
     if resource_type == TOPIC:
         topic = ctx.broker.metadata.topics.get(name)
         if topic is None:
@@ -62,7 +69,7 @@ def current_overrides(ctx, resource_type: int, name: str) -> dict:
     return {}
 
 
-def effective(ctx, resource_type: int, name: str, setting: str) -> str:
+def effective(ctx: RequestContext, resource_type: int, name: str, setting: str) -> str:
     """The value a setting has now, override or default: what APPEND and SUBTRACT start from
     (APPEND compact to a topic's default cleanup.policy gives delete,compact, as in Kafka)."""
     try:
@@ -75,14 +82,14 @@ def effective(ctx, resource_type: int, name: str, setting: str) -> str:
     return ""
 
 
-def check_broker_name(ctx, name: str) -> None:
+def check_broker_name(ctx: RequestContext, name: str) -> None:
     """A broker resource changed through a broker is that broker ("1") or all brokers ("")."""
     if name not in ("", str(ctx.broker.node_id)):
         raise KafkaError(ErrorCode.invalid_request,
                          f"Unexpected broker id: this is broker {ctx.broker.node_id}, not {name!r}.")
 
 
-def result(ctx, res, fn) -> object:
+def result(ctx: RequestContext, res: AlterConfigsResource | IncrementalResource, fn: Callable[[], None]) -> Any:
     try:
         check_config_access(ctx, res.resource_type, res.resource_name, Operation.ALTER_CONFIGS)
         fn()

@@ -13,10 +13,13 @@ the table is in one of the three: a test fails for a new API that is in none.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ..errors import ErrorCode, KafkaError
-from ..security.acl import CLUSTER_NAME, OPERATIONS, Operation as Op, ResourceType as Res
+from ..security.acl import CLUSTER_NAME, OPERATIONS
+from ..security.acl import Operation as Op
+from ..security.acl import ResourceType as Res
+from .context import RequestContext
 
 Rule = Callable[..., "ErrorCode | None"]  # (ctx, request)
 
@@ -27,7 +30,7 @@ def _group(op: Op) -> Rule:
     return lambda ctx, request: None if ctx.allowed(op, Res.GROUP, request.group_id) else GROUP_DENIED
 
 
-def _init_producer_id(ctx, request) -> ErrorCode | None:
+def _init_producer_id(ctx: RequestContext, request: Any) -> ErrorCode | None:
     if request.transactional_id is not None:
         return None if ctx.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, request.transactional_id) else TXN_DENIED
     if ctx.allowed(Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME) or ctx.allowed_any(Op.WRITE, Res.TOPIC):
@@ -35,7 +38,7 @@ def _init_producer_id(ctx, request) -> ErrorCode | None:
     return ErrorCode.cluster_authorization_failed
 
 
-def _share_records(ctx, request) -> ErrorCode | None:
+def _share_records(ctx: RequestContext, request: Any) -> ErrorCode | None:
     """ShareFetch and ShareAcknowledge: READ on the share group, and READ on every topic named
     (Kafka answers a denied topic per partition; here the whole request is refused)."""
     if request.group_id is not None and not ctx.allowed(Op.READ, Res.GROUP, request.group_id):
@@ -49,12 +52,12 @@ def _share_records(ctx, request) -> ErrorCode | None:
 
 
 def _cluster(op: Op) -> Rule:
-    def rule(ctx, request) -> ErrorCode | None:
+    def rule(ctx: RequestContext, request: Any) -> ErrorCode | None:
         return None if ctx.allowed(op, Res.CLUSTER, CLUSTER_NAME) else ErrorCode.cluster_authorization_failed
     return rule
 
 
-def _add_partitions_to_txn(ctx, request) -> ErrorCode | None:
+def _add_partitions_to_txn(ctx: RequestContext, request: Any) -> ErrorCode | None:
     """v0-3, a producer's: WRITE on its transactional id; v4+, a broker's: CLUSTER_ACTION, in the handler."""
     if ctx.api_version >= 4:
         return None
@@ -62,7 +65,7 @@ def _add_partitions_to_txn(ctx, request) -> ErrorCode | None:
 
 
 def _transactional(txn_id_field: str, group_op: Op | None = None) -> Rule:
-    def rule(ctx, request) -> ErrorCode | None:
+    def rule(ctx: RequestContext, request: Any) -> ErrorCode | None:
         txn_id = getattr(request, txn_id_field)
         if txn_id is not None and not ctx.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, txn_id):
             return TXN_DENIED
@@ -122,7 +125,7 @@ NOT_CHECKED: dict[int, str] = {
 }
 
 
-def refusal(ctx, request) -> ErrorCode | None:
+def refusal(ctx: RequestContext, request: Any) -> ErrorCode | None:
     """The error a request-wide ACL check answers with, or None to go on to the handler."""
     rule = RULES.get(ctx.header.api_key)
     return rule(ctx, request) if rule is not None else None
@@ -132,14 +135,14 @@ NOT_REQUESTED = -(2**31)  # KIP-430: the client did not ask for authorized opera
 TOPIC_CONFIGS, BROKER_CONFIGS, BROKER_LOGGER_CONFIGS = 2, 4, 8  # DescribeConfigs' resource types
 
 
-def requested_group_operations(ctx, request, group_id: str) -> int:
+def requested_group_operations(ctx: RequestContext, request: Any, group_id: str) -> int:
     """KIP-430 for one group of a describe request: its operations if the client asked, else NOT_REQUESTED."""
     if not request.include_authorized_operations:
         return NOT_REQUESTED
     return authorized_operations(ctx, Res.GROUP, group_id)
 
 
-def authorized_operations(ctx, resource_type: Res, name: str = CLUSTER_NAME) -> int:
+def authorized_operations(ctx: RequestContext, resource_type: Res, name: str = CLUSTER_NAME) -> int:
     """KIP-430's bit field of what the principal may do to a resource (everything without ACLs)."""
     bits = 0
     for op in OPERATIONS[resource_type]:
@@ -148,7 +151,7 @@ def authorized_operations(ctx, resource_type: Res, name: str = CLUSTER_NAME) -> 
     return bits
 
 
-def check_config_access(ctx, resource_type: int, name: str, op: Op) -> None:
+def check_config_access(ctx: RequestContext, resource_type: int, name: str, op: Op) -> None:
     """DESCRIBE_CONFIGS or ALTER_CONFIGS on a topic, or on the cluster for broker settings."""
     if resource_type == TOPIC_CONFIGS and not ctx.allowed(op, Res.TOPIC, name):
         raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to {op.name} of topic {name!r}.")

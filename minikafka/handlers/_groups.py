@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
+
 from ..groups.coordinator import GroupCoordinator
+from .context import RequestContext
 
 
-def coordinator(ctx) -> GroupCoordinator:
+def coordinator(ctx: RequestContext) -> GroupCoordinator:
     return ctx.broker.groups
 
 
-def millis(duration) -> int:
+def millis(duration: datetime.timedelta) -> int:
     """kio gives *_ms durations as timedelta; the coordinator counts milliseconds."""
     return int(duration.total_seconds() * 1000)

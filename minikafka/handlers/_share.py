@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.share_acknowledge.v1.request import AcknowledgeTopic, ShareAcknowledgeRequest
+from kio.schema.share_fetch.v1.request import FetchTopic, ShareFetchRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..share.partition import AckBatch
+from .context import RequestContext
 
 NO_ID = uuid.UUID(int=0)
 
 
-def check_ids(request) -> None:
+def check_ids(request: ShareFetchRequest | ShareAcknowledgeRequest) -> tuple[str, str]:
+    """The request's group id and member id; INVALID_REQUEST when either is missing."""
     if not request.group_id:
         raise KafkaError(ErrorCode.invalid_request, "A share request needs a group id.")
     if not request.member_id:
         raise KafkaError(ErrorCode.invalid_request, "A share request needs a member id.")
+    return request.group_id, request.member_id
 
 
-def resolve(ctx, topics) -> tuple[dict, dict]:
+def resolve(ctx: RequestContext, topics: Iterable[FetchTopic | AcknowledgeTopic]) -> tuple[dict, dict]:
     """Requested partitions by (topic name, index) with their acknowledgements, and those whose
     topic id is unknown by (topic id, index)."""
     known, unknown = {}, {}
@@ -33,19 +41,19 @@ def resolve(ctx, topics) -> tuple[dict, dict]:
     return known, unknown
 
 
-def topic_id(ctx, topic: str) -> uuid.UUID:
+def topic_id(ctx: RequestContext, topic: str) -> uuid.UUID:
     info = ctx.broker.metadata.topics.get(topic)
     return uuid.UUID(info.topic_id) if info else NO_ID
 
 
-def leader(ctx, topic: str, index: int):
+def leader(ctx: RequestContext, topic: str, index: int) -> Any:
     info = ctx.broker.metadata.topics.get(topic)
     part = info.partitions[index] if info and 0 <= index < len(info.partitions) else None
     return ctx.make("LeaderIdAndEpoch", leader_id=part.leader if part else -1,
                     leader_epoch=part.leader_epoch if part else -1)
 
 
-def node_endpoints(ctx, partitions) -> tuple:
+def node_endpoints(ctx: RequestContext, partitions: Iterable[tuple[str, int]]) -> tuple:
     """The leaders of partitions answered NOT_LEADER_OR_FOLLOWER, so the client can go there."""
     ids = {leader(ctx, t, i).leader_id for t, i in partitions}
     brokers = ctx.broker.metadata.brokers

@@ -11,16 +11,17 @@ answers with UNKNOWN_TOPIC_ID).
 from __future__ import annotations
 
 import uuid
-from typing import Callable
+from typing import Any, Callable
 
 from ..protocol import codec
+from .context import RequestContext
 
 ZERO = uuid.UUID(int=0)
 
 
 def upgrade_within(api_key: int, first_with_ids: int) -> Callable[[object, type], object]:
     """An ``upgrade`` hook: named requests up to ``first_with_ids - 1``, the others to the newest."""
-    def upgrade(decoded, latest: type):
+    def upgrade(decoded: Any, latest: type) -> Any:
         if type(decoded).__version__ >= first_with_ids:
             return codec.upgrade(decoded, latest)
         return codec.upgrade(decoded, codec.request_class(api_key, first_with_ids - 1))
@@ -32,11 +33,11 @@ def absent(topic_id: uuid.UUID | None) -> bool:
     return topic_id is None or topic_id == ZERO
 
 
-def name_of(ctx, topic_id: uuid.UUID) -> str | None:
+def name_of(ctx: RequestContext, topic_id: uuid.UUID | None) -> str | None:
     found = ctx.broker.metadata.topic_by_id(str(topic_id))
     return found.name if found is not None else None
 
 
-def id_of(ctx, name: str | None) -> uuid.UUID:
+def id_of(ctx: RequestContext, name: str | None) -> uuid.UUID:
     topic = ctx.broker.metadata.topics.get(name) if name is not None else None
     return uuid.UUID(topic.topic_id) if topic is not None else ZERO

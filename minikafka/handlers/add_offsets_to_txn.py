@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from . import _txn
+from kio.schema.add_offsets_to_txn.v4.request import AddOffsetsToTxnRequest
+
 from ..errors import ErrorCode, KafkaError
+from . import _txn
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> Response:
     try:
         await _txn.coordinator(ctx).add_offsets(request.transactional_id, request.producer_id, request.producer_epoch,
                                           request.group_id)

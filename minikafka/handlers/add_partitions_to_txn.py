@@ -10,47 +10,62 @@ each transaction and partition gets its own answer.
 
 from __future__ import annotations
 
-from . import _txn
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kio.schema.add_partitions_to_txn.v3.request import AddPartitionsToTxnRequest as ProducerRequest
+from kio.schema.add_partitions_to_txn.v3.request import AddPartitionsToTxnTopic as ProducerTopic
+from kio.schema.add_partitions_to_txn.v5.request import (
+    AddPartitionsToTxnRequest,
+    AddPartitionsToTxnTopic,
+    AddPartitionsToTxnTransaction,
+)
+
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from . import _txn
+from .context import RequestContext, Response
 
 API_KEY, BATCHED_SINCE = 24, 4
+Request = AddPartitionsToTxnRequest | ProducerRequest  # v4+ as the newest, v0-3 as v3 (``upgrade``)
+CodeOf = Callable[[str, int], ErrorCode]  # (topic, partition) -> its error
 
 
-def upgrade(decoded, latest: type):
+def upgrade(decoded: Any, latest: type) -> Any:
     """The producer's versions (v0-3) and the batched ones (v4+) have different fields."""
     if type(decoded).__version__ >= BATCHED_SINCE:
         return codec.upgrade(decoded, latest)
     return codec.upgrade(decoded, codec.request_class(API_KEY, BATCHED_SINCE - 1))
 
 
-def _results(ctx, topics, code_of):
+def _results(ctx: RequestContext, topics: Iterable[AddPartitionsToTxnTopic | ProducerTopic],
+             code_of: CodeOf) -> tuple[Any, ...]:
     return tuple(ctx.make("AddPartitionsToTxnTopicResult", name=t.name, results_by_partition=tuple(
         ctx.make("AddPartitionsToTxnPartitionResult", partition_index=p, partition_error_code=code_of(t.name, p))
         for p in t.partitions)) for t in topics)
 
 
-def _respond(ctx, request, code_of):
-    if ctx.api_version < BATCHED_SINCE:
+def _respond(ctx: RequestContext, request: Request, code_of: CodeOf) -> Response:
+    if isinstance(request, ProducerRequest):  # v0-3 (``upgrade``)
         return ctx.respond(results_by_topic_v3_and_below=_results(ctx, request.v3_and_below_topics, code_of))
     return ctx.respond(error_code=ErrorCode.none, results_by_transaction=tuple(
         ctx.make("AddPartitionsToTxnResult", transactional_id=t.transactional_id,
                  topic_results=_results(ctx, t.topics, code_of)) for t in request.transactions))
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
     """Every partition fails with ``code`` (an ACL refusal, an injected fault)."""
     return _respond(ctx, request, lambda topic, p: code)
 
 
-async def _producer_request(ctx, request):
+async def _producer_request(ctx: RequestContext, request: ProducerRequest) -> Response:
     topics = request.v3_and_below_topics
     denied = {t.name for t in topics if not ctx.allowed(Operation.WRITE, ResourceType.TOPIC, t.name)}
     if denied:  # as Kafka: the denied topics say why, the others were not attempted
         return _respond(ctx, request, lambda topic, p: ErrorCode.topic_authorization_failed if topic in denied
                         else ErrorCode.operation_not_attempted)
-    wanted = [(t.name, p) for t in topics for p in t.partitions]
+    wanted: list[tuple[str, int]] = [(t.name, p) for t in topics for p in t.partitions]
     try:
         await _txn.coordinator(ctx).add_partitions(request.v3_and_below_transactional_id,
                                                    request.v3_and_below_producer_id,
@@ -61,17 +76,17 @@ async def _producer_request(ctx, request):
     return _respond(ctx, request, lambda topic, p: code)
 
 
-async def _transaction(ctx, t):
-    coordinator, codes = _txn.coordinator(ctx), {}
+async def _transaction(ctx: RequestContext, t: AddPartitionsToTxnTransaction) -> Any:
+    coordinator, codes = _txn.coordinator(ctx), dict[tuple[str, int], ErrorCode]()
     try:
         coordinator.verify_producer(t.transactional_id, t.producer_id, t.producer_epoch)
         if not t.verify_only:
-            await coordinator.add_partitions(t.transactional_id, t.producer_id, t.producer_epoch,
-                                             [(x.name, p) for x in t.topics for p in x.partitions])
+            added: list[tuple[str, int]] = [(x.name, p) for x in t.topics for p in x.partitions]
+            await coordinator.add_partitions(t.transactional_id, t.producer_id, t.producer_epoch, added)
         for x in t.topics:
             for p in x.partitions:
                 try:
-                    coordinator.verify(t.transactional_id, t.producer_id, x.name, p)
+                    coordinator.verify(t.transactional_id, t.producer_id, t.producer_epoch, x.name, p)
                 except KafkaError as e:
                     codes[x.name, p] = e.code
         failed = None
@@ -81,8 +96,8 @@ async def _transaction(ctx, t):
         ctx, t.topics, lambda topic, p: failed if failed is not None else codes.get((topic, p), ErrorCode.none)))
 
 
-async def handle(ctx, request):
-    if ctx.api_version < BATCHED_SINCE:
+async def handle(ctx: RequestContext, request: Request) -> Response:
+    if isinstance(request, ProducerRequest):  # v0-3 (``upgrade``)
         return await _producer_request(ctx, request)
     if not ctx.allowed(Operation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
         return ctx.respond(error_code=ErrorCode.cluster_authorization_failed, results_by_transaction=())

@@ -11,15 +11,23 @@ NO_REASSIGNMENT_IN_PROGRESS (a cancel with nothing to cancel), UNKNOWN_TOPIC_OR_
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.alter_partition_reassignments.v1.request import (
+    AlterPartitionReassignmentsRequest,
+    ReassignablePartition,
+)
+
 from ..errors import ErrorCode, KafkaError
+from .context import RequestContext, Response
 
 
-def _reassign(ctx, topic: str, p, allow_rf_change: bool):
+def _reassign(ctx: RequestContext, topic: str, p: ReassignablePartition, allow_rf_change: bool) -> Any:
     info = ctx.broker.metadata.topics.get(topic)
     try:
         if info is None or not 0 <= p.partition_index < len(info.partitions):
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{p.partition_index} does not exist.")
-        target = None if p.replicas is None else list(p.replicas)
+        target: list[int] | None = None if p.replicas is None else list(p.replicas)
         ctx.broker.controller.reassign(topic, info.partitions[p.partition_index], target, allow_rf_change)
         code, message = ErrorCode.none, None
     except KafkaError as e:
@@ -28,7 +36,7 @@ def _reassign(ctx, topic: str, p, allow_rf_change: bool):
                     error_message=message)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: AlterPartitionReassignmentsRequest) -> Response:
     allow = request.allow_replication_factor_change
     responses = tuple(ctx.make("ReassignableTopicResponse", name=t.name,
                                partitions=tuple(_reassign(ctx, t.name, p, allow) for p in t.partitions))

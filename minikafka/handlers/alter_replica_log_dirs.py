@@ -10,10 +10,13 @@ UNKNOWN_TOPIC_OR_PARTITION.
 
 from __future__ import annotations
 
+from kio.schema.alter_replica_log_dirs.v2.request import AlterReplicaLogDirsRequest
+
 from ..errors import ErrorCode, KafkaError
+from .context import RequestContext, Response
 
 
-def _move(ctx, path: str, topic: str, index: int) -> ErrorCode:
+def _move(ctx: RequestContext, path: str, topic: str, index: int) -> ErrorCode:
     try:
         ctx.broker.alter_replica_log_dir(topic, index, path)
         return ErrorCode.none
@@ -21,7 +24,7 @@ def _move(ctx, path: str, topic: str, index: int) -> ErrorCode:
         return e.code
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> Response:
     results: dict[str, list[tuple[int, ErrorCode]]] = {}
     for d in request.dirs:
         for t in d.topics:

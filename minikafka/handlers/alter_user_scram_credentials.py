@@ -11,11 +11,22 @@ deleting what does not exist (RESOURCE_NOT_FOUND). Needs ALTER on the cluster.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from kio.schema.alter_user_scram_credentials.v0.request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramCredentialUpsertion,
+)
+
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ..security.scram import BY_CODE, MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
 from ._acls import store
+from .context import RequestContext, Response
 
+Change = ScramCredentialDeletion | ScramCredentialUpsertion
 TWICE = "A user credential cannot be altered twice in the same request"
 
 
@@ -27,7 +38,7 @@ def _mechanism(user: str, code: int) -> ScramMechanism:
     return BY_CODE[code]
 
 
-def _check_upsertion(u) -> None:
+def _check_upsertion(u: ScramCredentialUpsertion) -> None:
     _mechanism(u.name, u.mechanism)
     if u.iterations < MIN_ITERATIONS:
         raise KafkaError(ErrorCode.unacceptable_credential, "Too few iterations")
@@ -37,18 +48,19 @@ def _check_upsertion(u) -> None:
         raise KafkaError(ErrorCode.unacceptable_credential, "Salt and salted password must not be empty")
 
 
-def _check_deletion(ctx, d) -> None:
+def _check_deletion(ctx: RequestContext, d: ScramCredentialDeletion) -> None:
     mechanism = _mechanism(d.name, d.mechanism)
     if store(ctx).credential(d.name, mechanism.name) is None:
         raise KafkaError(ErrorCode.resource_not_found, "Attempt to delete a user credential that does not exist")
 
 
-def _plan(ctx, request) -> tuple[dict, dict]:
+def _plan(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> tuple[dict, dict]:
     """(user -> accepted change, user -> KafkaError); a user named twice fails as a whole."""
     changes: dict[str, object] = {}
     errors: dict[str, KafkaError] = {}
-    checks = [(d, lambda d: _check_deletion(ctx, d)) for d in request.deletions] + \
-             [(u, _check_upsertion) for u in request.upsertions]
+    checks: list[tuple[Change, Callable[[Any], None]]] = [
+        *((d, lambda d: _check_deletion(ctx, d)) for d in request.deletions),
+        *((u, _check_upsertion) for u in request.upsertions)]
     for change, check in checks:
         if change.name in errors:
             continue
@@ -63,20 +75,20 @@ def _plan(ctx, request) -> tuple[dict, dict]:
     return changes, errors
 
 
-def _apply(ctx, change) -> None:
+def _apply(ctx: RequestContext, change: Change) -> None:
     mechanism = BY_CODE[change.mechanism]
-    if hasattr(change, "salted_password"):
+    if isinstance(change, ScramCredentialUpsertion):
         credential = mechanism.credential(bytes(change.salted_password), bytes(change.salt), change.iterations)
         store(ctx).set_credential(change.name, mechanism.name, credential)
     else:
         store(ctx).remove_credential(change.name, mechanism.name)
 
 
-def _result(ctx, user: str, code=ErrorCode.none, message=None):
+def _result(ctx: RequestContext, user: str, code: ErrorCode = ErrorCode.none, message: str | None = None) -> Any:
     return ctx.make("AlterUserScramCredentialsResult", user=user, error_code=code, error_message=message)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> Response:
     users = list(dict.fromkeys([d.name for d in request.deletions] + [u.name for u in request.upsertions]))
     if not ctx.allowed(Operation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
         return ctx.respond(results=tuple(_result(ctx, u, ErrorCode.cluster_authorization_failed,

@@ -17,10 +17,12 @@ not (the README's table of differences says so).
 from __future__ import annotations
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
+from kio.schema.api_versions.v4.request import ApiVersionsRequest
 
 from ..errors import ErrorCode
 from ..protocol import codec
 from ..protocol.apis import API_TABLE
+from .context import RequestContext, Response
 
 # feature -> (lowest supported level, highest supported level, finalized level)
 FEATURES: dict[str, tuple[int, int, int]] = {
@@ -37,7 +39,7 @@ def _ranges(entry: type) -> tuple:
                  for api in API_TABLE)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
     if ctx.api_version < 3:
         return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
     return ctx.respond(

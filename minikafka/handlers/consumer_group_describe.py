@@ -9,16 +9,23 @@ GROUP_ID_NOT_FOUND; admin clients then ask DescribeGroups, as they do with Kafka
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.consumer_group_describe.v1.request import ConsumerGroupDescribeRequest
 
 from ..errors import ErrorCode, KafkaError
+from ..groups.consumer_protocol import ConsumerGroup
+from ..groups.consumer_protocol_member import ConsumerMember
 from ..security.acl import Operation, ResourceType
-from ._groups import coordinator
 from ._authorize import NOT_REQUESTED, requested_group_operations
+from ._groups import coordinator
+from .context import RequestContext, Response
 
 CONSUMER_MEMBER = 1  # MemberType (v1): 0 classic, 1 consumer
 
 
-def _assignment(ctx, partitions):
+def _assignment(ctx: RequestContext, partitions: Iterable[tuple[str, int]]) -> Any:
     by_topic: dict[str, list[int]] = {}
     for topic, index in sorted(partitions):
         by_topic.setdefault(topic, []).append(index)
@@ -28,7 +35,7 @@ def _assignment(ctx, partitions):
         for t, ps in by_topic.items() if t in topics))
 
 
-def _member(ctx, group, m):
+def _member(ctx: RequestContext, group: ConsumerGroup, m: ConsumerMember) -> Any:
     return ctx.make("Member", member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
                     member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
                     subscribed_topic_names=m.subscribed_topic_names, subscribed_topic_regex=m.subscribed_topic_regex,
@@ -37,7 +44,7 @@ def _member(ctx, group, m):
                     member_type=CONSUMER_MEMBER)
 
 
-def _described(ctx, group_id: str, operations: int):
+def _described(ctx: RequestContext, group_id: str, operations: int) -> Any:
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
@@ -53,12 +60,12 @@ def _described(ctx, group_id: str, operations: int):
                     authorized_operations=operations)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> Response:
     return ctx.respond(groups=tuple(_described(ctx, g, requested_group_operations(ctx, request, g))
                                     for g in request.group_ids))
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: ConsumerGroupDescribeRequest, code: ErrorCode) -> Response:
     """The fault API's answer: every group fails with ``code``."""
     return ctx.respond(groups=tuple(
         ctx.make("DescribedGroup", error_code=code, error_message=None, group_id=g, group_state="", group_epoch=-1,

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.consumer_group_heartbeat.v1.request import ConsumerGroupHeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..groups.consumer_protocol import Heartbeat
 from ._groups import coordinator, millis
+from .context import RequestContext, Response
 
 
-def _owned(ctx, request) -> frozenset | None:
+def _owned(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> frozenset | None:
     if request.topic_partitions is None:
         return None
     out = set()
@@ -29,7 +34,7 @@ def _owned(ctx, request) -> frozenset | None:
     return frozenset(out)
 
 
-def _heartbeat(ctx, request) -> Heartbeat:
+def _heartbeat(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> Heartbeat:
     member_id = request.member_id
     if not member_id and ctx.api_version == 0 and request.member_epoch == 0:
         member_id = str(uuid.uuid4())  # v0 lets the coordinator choose; from v1 the client does (KIP-1082)
@@ -41,7 +46,7 @@ def _heartbeat(ctx, request) -> Heartbeat:
         client_host=f"/{ctx.client_host}")
 
 
-def _assignment(ctx, partitions):
+def _assignment(ctx: RequestContext, partitions: Iterable[tuple[str, int]]) -> Any:
     by_topic: dict[str, list[int]] = {}
     for topic, index in sorted(partitions):
         by_topic.setdefault(topic, []).append(index)
@@ -51,12 +56,13 @@ def _assignment(ctx, partitions):
         for t, ps in by_topic.items() if t in topics))
 
 
-def error_response(ctx, request, code: ErrorCode, message: str | None = None):
+def error_response(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest, code: ErrorCode,
+                   message: str | None = None) -> Response:
     return ctx.respond(error_code=code, error_message=message, member_id=None, member_epoch=-1,
                        heartbeat_interval=datetime.timedelta(0), assignment=None)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> Response:
     try:
         result = coordinator(ctx).consumer_heartbeat(request.group_id, _heartbeat(ctx, request))
     except KafkaError as e:

@@ -18,6 +18,10 @@ from ..security.acl import Operation, ResourceType
 from ..security.authorizer import Authorizer
 from ..security.sasl import ANONYMOUS, Session
 
+# What a handler answers: a kio response entity of the negotiated version. Its class differs
+# from version to version (``respond`` picks it), so no one class names it; None: no answer (acks=0).
+Response = Any
+
 
 @dataclass(slots=True)
 class RequestContext:
@@ -42,7 +46,7 @@ class RequestContext:
         return codec.response_module(self.header.api_key, self.header.api_version)
 
     def make(self, name: str, /, **values: Any) -> Any:
-        """Build a nested response entity by class name, for this version."""
+        """Build a nested response entity by class name, for this version (``codec.downgrade``)."""
         return codec.entity(self.schema, name, **values)
 
     def has(self, name: str) -> bool:
@@ -50,8 +54,9 @@ class RequestContext:
         return hasattr(self.schema, name)
 
     def respond(self, **values: Any) -> Any:
-        """Build the top-level response for this version."""
-        return codec.make(codec.response_class(self.header.api_key, self.header.api_version), **values)
+        """Build the top-level response for this version: fields it lacks but a newer version has are
+        dropped, a name no version has raises ``codec.UnknownField``."""
+        return codec.downgrade(codec.response_class(self.header.api_key, self.header.api_version), **values)
 
     @property
     def principal(self) -> str:

@@ -9,18 +9,23 @@ exists already succeeds and changes nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.create_acls.v3.request import AclCreation, CreateAclsRequest
+
 from ..errors import ErrorCode
 from ..security.acl import AclBinding, InvalidAcl, Operation, PatternType, Permission, ResourceType
 from . import _acls
+from .context import RequestContext, Response
 
 
-def _binding(c) -> AclBinding:
+def _binding(c: AclCreation) -> AclBinding:
     return AclBinding(_acls.as_enum(ResourceType, c.resource_type), c.resource_name,
                       _acls.as_enum(PatternType, c.resource_pattern_type), c.principal, c.host,
                       _acls.as_enum(Operation, c.operation), _acls.as_enum(Permission, c.permission_type))
 
 
-def _create(ctx, creation):
+def _create(ctx: RequestContext, creation: AclCreation) -> Any:
     try:
         binding = _binding(creation)
         binding.validate()
@@ -30,7 +35,7 @@ def _create(ctx, creation):
     return ctx.make("AclCreationResult", error_code=ErrorCode.none, error_message=None)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: CreateAclsRequest) -> Response:
     refused = _acls.refusal(ctx, Operation.ALTER)
     if refused is not None:
         code, message = refused

@@ -8,19 +8,24 @@ carries the new topic's effective settings, and from v7 its topic id.
 from __future__ import annotations
 
 import uuid
+from typing import Any
+
+from kio.schema.create_topics.v7.request import CreatableTopic, CreateTopicsRequest
 
 from ..config import SOURCE_CODES, describe_topic
 from ..errors import ErrorCode, KafkaError
+from ..metadata import TopicInfo
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from .context import RequestContext, Response
 
 
-def _configs(ctx, name: str):
+def _configs(ctx: RequestContext, name: str) -> tuple[Any, ...]:
     return tuple(ctx.make("CreatableTopicConfigs", name=e.name, value=e.value, read_only=False,
                           config_source=SOURCE_CODES[e.source], is_sensitive=False)
                  for e in describe_topic(ctx.broker.metadata.topic_config(name)))
 
 
-def _create(ctx, t, validate_only: bool):
+def _create(ctx: RequestContext, t: CreatableTopic, validate_only: bool) -> TopicInfo:
     if not (ctx.allowed(Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
             or ctx.allowed(Operation.CREATE, ResourceType.TOPIC, t.name)):
         raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to create topic {t.name!r}.")
@@ -32,7 +37,7 @@ def _create(ctx, t, validate_only: bool):
     return ctx.broker.create_topic(t.name, t.num_partitions, t.replication_factor, configs, assignment, validate_only)
 
 
-def _result(ctx, t, validate_only: bool):
+def _result(ctx: RequestContext, t: CreatableTopic, validate_only: bool) -> Any:
     try:
         topic = _create(ctx, t, validate_only)
     except KafkaError as e:
@@ -47,6 +52,6 @@ def _result(ctx, t, validate_only: bool):
                     replication_factor=len(topic.partitions[0].replicas), configs=configs)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Response:
     validate_only = request.validate_only
     return ctx.respond(topics=tuple(_result(ctx, t, validate_only) for t in request.topics))

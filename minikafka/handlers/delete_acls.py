@@ -7,20 +7,25 @@ recorded in the cluster metadata.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.delete_acls.v3.request import DeleteAclsFilter, DeleteAclsRequest
+
 from ..errors import ErrorCode
-from ..security.acl import Operation
+from ..security.acl import AclBinding, Operation
 from . import _acls
+from .context import RequestContext, Response
 from .describe_acls import acl_filter
 
 
-def _matching(ctx, acl):
+def _matching(ctx: RequestContext, acl: AclBinding) -> Any:
     return ctx.make("DeleteAclsMatchingAcl", error_code=ErrorCode.none, error_message=None,
                     resource_type=int(acl.resource_type), resource_name=acl.name, pattern_type=int(acl.pattern),
                     principal=acl.principal, host=acl.host, operation=int(acl.operation),
                     permission_type=int(acl.permission))
 
 
-def _delete(ctx, f):
+def _delete(ctx: RequestContext, f: DeleteAclsFilter) -> Any:
     wanted = acl_filter(f)
     problem = wanted.problem()
     if problem is not None:
@@ -34,7 +39,7 @@ def _delete(ctx, f):
                     matching_acls=tuple(_matching(ctx, acl) for acl in gone))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DeleteAclsRequest) -> Response:
     refused = _acls.refusal(ctx, Operation.ALTER)
     if refused is not None:
         return ctx.respond(filter_results=tuple(

@@ -7,12 +7,15 @@ them for good. An unknown group answers GROUP_ID_NOT_FOUND.
 
 from __future__ import annotations
 
+from kio.schema.delete_groups.v2.request import DeleteGroupsRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-def _delete(ctx, group_id: str) -> ErrorCode:
+def _delete(ctx: RequestContext, group_id: str) -> ErrorCode:
     try:
         if not ctx.allowed(Operation.DELETE, ResourceType.GROUP, group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
@@ -22,7 +25,7 @@ def _delete(ctx, group_id: str) -> ErrorCode:
     return ErrorCode.none
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DeleteGroupsRequest) -> Response:
     results = tuple(ctx.make("DeletableGroupResult", group_id=g, error_code=_delete(ctx, g))
                     for g in request.groups_names)
     return ctx.respond(results=results)

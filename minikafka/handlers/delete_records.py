@@ -6,12 +6,17 @@ it are deleted from disk. Offset -1 means "up to the high watermark".
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.delete_records.v2.request import DeleteRecordsPartition, DeleteRecordsRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..security.acl import Operation, ResourceType
+from .context import RequestContext, Response
 
 
-def _delete(ctx, topic: str, p):
+def _delete(ctx: RequestContext, topic: str, p: DeleteRecordsPartition) -> Any:
     try:
         if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, topic):
             raise KafkaError(ErrorCode.topic_authorization_failed)
@@ -30,7 +35,7 @@ def _delete(ctx, topic: str, p):
                     error_code=code)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DeleteRecordsRequest) -> Response:
     topics = tuple(ctx.make("DeleteRecordsTopicResult", name=t.name,
                             partitions=tuple(_delete(ctx, t.name, p) for p in t.partitions))
                    for t in request.topics)

@@ -6,16 +6,21 @@ UNKNOWN_TOPIC_ID, and naming a topic both ways is an invalid request.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.delete_topics.v6.request import DeleteTopicsRequest, DeleteTopicState
+
 from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
 from ._topic_ids import ZERO, absent, id_of, name_of
+from .context import RequestContext, Response
 
 API_KEY, IDS_SINCE = 20, 6
 
 
-def upgrade(decoded, latest: type):
+def upgrade(decoded: Any, latest: type) -> Any:
     """v1-5 list topic names; as the newest version, each is a topic state without an id."""
     if type(decoded).__version__ >= IDS_SINCE:
         return codec.upgrade(decoded, latest)
@@ -25,7 +30,7 @@ def upgrade(decoded, latest: type):
         codec.entity(module, "DeleteTopicState", name=name, topic_id=ZERO) for name in old.topic_names))
 
 
-def _name(ctx, state) -> str:
+def _name(ctx: RequestContext, state: DeleteTopicState) -> str:
     if state.name is not None and not absent(state.topic_id):
         raise KafkaError(ErrorCode.invalid_request, "Name a topic by its name or by its id, not both.")
     if state.name is not None:
@@ -36,8 +41,9 @@ def _name(ctx, state) -> str:
     return name
 
 
-def _delete(ctx, state):
-    broker, name, topic_id = ctx.broker, state.name, state.topic_id
+def _delete(ctx: RequestContext, state: DeleteTopicState) -> Any:
+    broker, topic_id = ctx.broker, state.topic_id
+    name: str | None = state.name
     try:
         name = _name(ctx, state)
         topic_id = id_of(ctx, name)
@@ -54,5 +60,5 @@ def _delete(ctx, state):
     return ctx.make("DeletableTopicResult", name=name, topic_id=topic_id, error_code=code, error_message=message)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> Response:
     return ctx.respond(responses=tuple(_delete(ctx, t) for t in request.topics))

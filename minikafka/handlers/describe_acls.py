@@ -7,19 +7,26 @@ apply to one resource name: the literal one, the ``*`` wildcard and the prefixes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.delete_acls.v3.request import DeleteAclsFilter
+from kio.schema.describe_acls.v3.request import DescribeAclsRequest
+
 from ..errors import ErrorCode
-from ..security.acl import AclFilter, Operation, PatternType, Permission, ResourceType
+from ..security.acl import AclBinding, AclFilter, Operation, PatternType, Permission, ResourceType
 from . import _acls
+from .context import RequestContext, Response
 
 
-def acl_filter(f) -> AclFilter:
+def acl_filter(f: DescribeAclsRequest | DeleteAclsFilter) -> AclFilter:
     """A DescribeAcls request, or one DeleteAcls filter (the same fields), as a filter."""
     return AclFilter(_acls.as_enum(ResourceType, f.resource_type_filter), f.resource_name_filter,
                      _acls.as_enum(PatternType, f.pattern_type_filter), f.principal_filter, f.host_filter,
                      _acls.as_enum(Operation, f.operation), _acls.as_enum(Permission, f.permission_type))
 
 
-def _resources(ctx, acls):
+def _resources(ctx: RequestContext, acls: Iterable[AclBinding]) -> tuple[Any, ...]:
     groups: dict[tuple, list] = {}
     for acl in sorted(acls, key=lambda a: (a.resource_type, a.name, a.pattern, a.principal, a.host)):
         groups.setdefault((acl.resource_type, acl.name, acl.pattern), []).append(
@@ -29,7 +36,7 @@ def _resources(ctx, acls):
                           acls=tuple(descriptions)) for (t, n, p), descriptions in groups.items())
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeAclsRequest) -> Response:
     refused = _acls.refusal(ctx, Operation.DESCRIBE)
     if refused is not None:
         return ctx.respond(error_code=refused[0], error_message=refused[1], resources=())

@@ -4,12 +4,15 @@ v2 may ask for fenced brokers too (KIP-1073); minikafka lists the live ones, non
 
 from __future__ import annotations
 
+from kio.schema.describe_cluster.v2.request import DescribeClusterRequest
+
 from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ._authorize import NOT_REQUESTED, authorized_operations
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Response:
     meta = ctx.broker.metadata
     brokers = tuple(ctx.make("DescribeClusterBroker", broker_id=i, host=h, port=p, rack=meta.racks.get(i),
                              is_fenced=False) for i, (h, p) in sorted(ctx.broker_endpoints.items()))

@@ -12,18 +12,23 @@ their levels (``minikafka.loggers``, KIP-412).
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.describe_configs.v4.request import DescribeConfigsRequest, DescribeConfigsResource
+
 from .. import loggers
 from ..config import SOURCE_CODES, TYPE_CODES, ConfigEntry, Setting, describe_broker, describe_topic
 from ..errors import ErrorCode, KafkaError
-from ..share.configs import GroupConfig
 from ..security.acl import Operation
+from ..share.configs import GroupConfig
 from ._authorize import check_config_access
+from .context import RequestContext, Response
 
 TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 _LOGGER = Setting("logger", "string", "INFO", "A logger of this broker and its level.")
 
 
-def _entries(ctx, res):
+def _entries(ctx: RequestContext, res: DescribeConfigsResource) -> list[ConfigEntry]:
     broker = ctx.broker
     check_config_access(ctx, res.resource_type, res.resource_name, Operation.DESCRIBE_CONFIGS)
     if res.resource_type == TOPIC:
@@ -46,16 +51,16 @@ def _entries(ctx, res):
     raise KafkaError(ErrorCode.invalid_request, f"Resource type {res.resource_type} has no settings here.")
 
 
-def _entry(ctx, e, synonyms: bool, docs: bool):
+def _entry(ctx: RequestContext, e: ConfigEntry, synonyms: bool, docs: bool) -> Any:
     syn = tuple(ctx.make("DescribeConfigsSynonym", name=n, value=v, source=SOURCE_CODES[s])
                 for n, v, s in e.synonyms) if synonyms else ()
     return ctx.make("DescribeConfigsResourceResult", name=e.name, value=e.value, read_only=e.read_only,
-                    config_source=SOURCE_CODES[e.source], is_default=e.source == "DEFAULT_CONFIG",
+                    config_source=SOURCE_CODES[e.source],
                     is_sensitive=False, synonyms=syn, config_type=TYPE_CODES[e.setting.kind],
                     documentation=e.setting.doc if docs else None)
 
 
-def _result(ctx, res, synonyms: bool, docs: bool):
+def _result(ctx: RequestContext, res: DescribeConfigsResource, synonyms: bool, docs: bool) -> Any:
     try:
         wanted = set(res.configuration_keys) if res.configuration_keys is not None else None
         entries = [e for e in _entries(ctx, res) if wanted is None or e.name in wanted]
@@ -66,7 +71,7 @@ def _result(ctx, res, synonyms: bool, docs: bool):
                     resource_type=res.resource_type, resource_name=res.resource_name, configs=configs)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Response:
     synonyms = request.include_synonyms
     docs = request.include_documentation
     return ctx.respond(results=tuple(_result(ctx, r, synonyms, docs) for r in request.resources))

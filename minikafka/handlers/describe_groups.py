@@ -9,14 +9,21 @@ GROUP_ID_NOT_FOUND (KIP-1043). From v3 a client may ask for its authorized opera
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.describe_groups.v6.request import DescribeGroupsRequest
+
 from ..errors import ErrorCode, KafkaError
+from ..groups.group import Group
+from ..groups.member import Member
 from ..groups.states import STABLE
 from ..security.acl import Operation, ResourceType
 from ._authorize import NOT_REQUESTED, authorized_operations
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-def _member(ctx, group, m):
+def _member(ctx: RequestContext, group: Group, m: Member) -> Any:
     stable = group.state is STABLE
     return ctx.make("DescribedGroupMember", member_id=m.member_id, group_instance_id=m.group_instance_id,
                     client_id=m.client_id, client_host=m.client_host,
@@ -24,7 +31,7 @@ def _member(ctx, group, m):
                     member_assignment=m.assignment if stable else b"")
 
 
-def _described(ctx, group_id: str, wants_operations: bool):
+def _described(ctx: RequestContext, group_id: str, wants_operations: bool) -> Any:
     operations = authorized_operations(ctx, ResourceType.GROUP, group_id) if wants_operations else NOT_REQUESTED
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
@@ -47,6 +54,6 @@ def _described(ctx, group_id: str, wants_operations: bool):
                     authorized_operations=operations)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Response:
     wants = request.include_authorized_operations
     return ctx.respond(groups=tuple(_described(ctx, g, wants) for g in request.groups))

@@ -11,10 +11,20 @@ has no log directories.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kio.schema.describe_log_dirs.v4.request import DescribeLogDirsRequest
+
 from ..errors import ErrorCode
+from ..log.dirs import LogDirs
+from .context import RequestContext, Response
+
+Row = tuple[Path, str, int, int, int, bool]  # log dir, topic, partition, size, lag, is_future
 
 
-def _replicas(ctx, wanted: dict[str, set[int]] | None):
+def _replicas(ctx: RequestContext, wanted: dict[str, set[int]] | None) -> Iterator[Row]:
     """(log dir, topic, partition, size, lag, is_future) for each replica asked for."""
     broker = ctx.broker
     for (topic, index), part in sorted(broker.partitions.items()):
@@ -27,8 +37,8 @@ def _replicas(ctx, wanted: dict[str, set[int]] | None):
             yield move.destination, topic, index, move.size_bytes(), move.lag, True
 
 
-def _result(ctx, root, offline: bool, rows: list):
-    total, usable = (-1, -1) if offline else ctx.broker.log_dirs.space(root)
+def _result(ctx: RequestContext, dirs: LogDirs, root: Path, offline: bool, rows: list[Row]) -> Any:
+    total, usable = (-1, -1) if offline else dirs.space(root)
     by_topic: dict[str, list] = {}
     for _, topic, index, size, lag, future in rows:
         by_topic.setdefault(topic, []).append(ctx.make("DescribeLogDirsPartition", partition_index=index,
@@ -39,11 +49,12 @@ def _result(ctx, root, offline: bool, rows: list):
                                  for t, ps in by_topic.items()))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Response:
     dirs = ctx.broker.log_dirs
     if dirs is None:
         return ctx.respond(error_code=ErrorCode.none, results=())
-    wanted = None if request.topics is None else {t.topic: set(t.partitions) for t in request.topics}
+    wanted: dict[str, set[int]] | None = (
+        None if request.topics is None else {t.topic: set(t.partitions) for t in request.topics})
     rows = list(_replicas(ctx, wanted))
     return ctx.respond(error_code=ErrorCode.none, results=tuple(
-        _result(ctx, root, root in dirs.offline, [r for r in rows if r[0] == root]) for root in dirs.roots))
+        _result(ctx, dirs, root, root in dirs.offline, [r for r in rows if r[0] == root]) for root in dirs.roots))

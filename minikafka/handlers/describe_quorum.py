@@ -13,14 +13,18 @@ caught up; a stopped one is as far as the log was when it stopped.
 from __future__ import annotations
 
 import uuid
+from typing import Any
+
+from kio.schema.describe_quorum.v2.request import DescribeQuorumRequest
 
 from ..clock import now_ms
 from ..errors import ErrorCode
+from .context import RequestContext, Response
 
 METADATA_TOPIC, METADATA_PARTITION = "__cluster_metadata", 0
 
 
-def _valid(request) -> bool:
+def _valid(request: DescribeQuorumRequest) -> bool:
     topics = request.topics
     return (len(topics) == 1 and topics[0].topic_name == METADATA_TOPIC and len(topics[0].partitions) == 1
             and topics[0].partitions[0].partition_index == METADATA_PARTITION)
@@ -31,14 +35,14 @@ def directory_id(cluster_id: str, node_id: int) -> uuid.UUID:
     return uuid.uuid5(uuid.NAMESPACE_OID, f"{cluster_id}/{node_id}")
 
 
-def _voter(ctx, node_id: int, now: int):
+def _voter(ctx: RequestContext, node_id: int, now: int) -> Any:
     meta, controller = ctx.broker.metadata, ctx.broker.controller
     offset, seen = controller.departed.get(node_id, (meta.end_offset, now))
     return ctx.make("ReplicaState", replica_id=node_id, replica_directory_id=directory_id(meta.cluster_id, node_id),
                     log_end_offset=offset, last_fetch_timestamp=seen, last_caught_up_timestamp=seen)
 
 
-def _partition(ctx, code: ErrorCode, index: int):
+def _partition(ctx: RequestContext, code: ErrorCode, index: int) -> Any:
     meta, now = ctx.broker.metadata, now_ms()
     voters = sorted(ctx.broker.controller.registered) if code == ErrorCode.none else []
     return ctx.make("PartitionData", partition_index=index, error_code=code, error_message=None,
@@ -47,13 +51,13 @@ def _partition(ctx, code: ErrorCode, index: int):
                     current_voters=tuple(_voter(ctx, v, now) for v in voters), observers=())
 
 
-def _nodes(ctx):
+def _nodes(ctx: RequestContext) -> tuple[Any, ...]:
     brokers = ctx.broker.metadata.brokers
     return tuple(ctx.make("Node", node_id=i, listeners=(ctx.make("Listener", name="PLAINTEXT", host=h, port=p),))
                  for i, (h, p) in sorted(brokers.items()))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeQuorumRequest) -> Response:
     code = ErrorCode.none if _valid(request) else ErrorCode.unknown_topic_or_partition
     topics = tuple(ctx.make("TopicData", topic_name=t.topic_name,
                             partitions=tuple(_partition(ctx, code, p.partition_index) for p in t.partitions))

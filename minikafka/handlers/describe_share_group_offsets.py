@@ -9,12 +9,20 @@ has start offset -1; an id that is not a share group is GROUP_ID_NOT_FOUND.
 
 from __future__ import annotations
 
-from ..security.acl import Operation, ResourceType
+from typing import Any
+
+from kio.schema.describe_share_group_offsets.v1.request import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsRequestGroup,
+)
+
 from ..errors import ErrorCode, KafkaError
+from ..security.acl import Operation, ResourceType
 from ._share import by_topic, topic_id
+from .context import RequestContext, Response
 
 
-def _high_watermark(ctx, topic: str, index: int) -> int | None:
+def _high_watermark(ctx: RequestContext, topic: str, index: int) -> int | None:
     info = ctx.broker.metadata.topics.get(topic)
     if info is None or not 0 <= index < len(info.partitions):
         return None
@@ -22,13 +30,14 @@ def _high_watermark(ctx, topic: str, index: int) -> int | None:
     return part.high_watermark if part is not None else None
 
 
-def _partition(ctx, index: int, start: int, lag: int):
+def _partition(ctx: RequestContext, index: int, start: int, lag: int) -> Any:
     return ctx.make("DescribeShareGroupOffsetsResponsePartition", partition_index=index, start_offset=start,
                     leader_epoch=-1, lag=lag, error_code=ErrorCode.none)
 
 
-def _group(ctx, g):
-    wanted = None if g.topics is None else {t.topic_name: list(t.partitions) for t in g.topics}
+def _group(ctx: RequestContext, g: DescribeShareGroupOffsetsRequestGroup) -> Any:
+    wanted: dict[str, list[int]] | None = (
+        None if g.topics is None else {t.topic_name: list(t.partitions) for t in g.topics})
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g.group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
@@ -43,5 +52,5 @@ def _group(ctx, g):
                     error_code=ErrorCode.none)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeShareGroupOffsetsRequest) -> Response:
     return ctx.respond(groups=tuple(_group(ctx, g) for g in request.groups))

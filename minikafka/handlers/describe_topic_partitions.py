@@ -14,15 +14,20 @@ answered TOPIC_AUTHORIZATION_FAILED at the end, without their id, as Kafka does.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Container, Iterable
+from typing import Any
+
+from kio.schema.describe_topic_partitions.v0.request import DescribeTopicPartitionsRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..metadata import check_topic_name
+from ..metadata import PartitionInfo, check_topic_name
 from ..security.acl import Operation, ResourceType
+from .context import RequestContext, Response
 
 MAX_PARTITIONS = 2000  # max.request.partition.size.limit
 
 
-def _partition(ctx, p, live):
+def _partition(ctx: RequestContext, p: PartitionInfo, live: Container[int]) -> Any:
     leader = p.leader if p.leader in live else -1
     return ctx.make("DescribeTopicPartitionsResponsePartition",
                     error_code=ErrorCode.none if leader >= 0 else ErrorCode.leader_not_available,
@@ -32,13 +37,14 @@ def _partition(ctx, p, live):
                     offline_replicas=tuple(b for b in p.replicas if b not in live))
 
 
-def _topic(ctx, name: str, code: ErrorCode, partitions=(), topic_id=None):
+def _topic(ctx: RequestContext, name: str, code: ErrorCode, partitions: Iterable[Any] = (),
+           topic_id: uuid.UUID | None = None) -> Any:
     return ctx.make("DescribeTopicPartitionsResponseTopic", error_code=code, name=name,
                     topic_id=topic_id or uuid.UUID(int=0), is_internal=name.startswith("__"),
                     partitions=tuple(partitions))
 
 
-def _missing(ctx, name: str):
+def _missing(ctx: RequestContext, name: str) -> Any:
     try:
         check_topic_name(name)
         return _topic(ctx, name, ErrorCode.unknown_topic_or_partition)
@@ -46,13 +52,13 @@ def _missing(ctx, name: str):
         return _topic(ctx, name, ErrorCode.invalid_topic_exception)
 
 
-def _names(ctx, request) -> list[str]:
-    names = [t.name for t in request.topics] or list(ctx.broker.metadata.topics)
+def _names(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -> list[str]:
+    names: list[str] = [t.name for t in request.topics] or list(ctx.broker.metadata.topics)
     start = request.cursor.topic_name if request.cursor is not None else ""
     return sorted(n for n in set(names) if n >= start)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -> Response:
     meta, every = ctx.broker.metadata, not request.topics
     cursor = request.cursor
     if cursor is not None and not every and cursor.topic_name not in {t.name for t in request.topics}:

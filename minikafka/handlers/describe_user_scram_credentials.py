@@ -9,19 +9,26 @@ sentences. Needs DESCRIBE on the cluster when an authorizer is configured.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.describe_user_scram_credentials.v0.request import DescribeUserScramCredentialsRequest
 
 from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from ..security.scram import MECHANISMS
+from ..security.scram import MECHANISMS, ScramCredential
 from ._acls import store
+from .context import RequestContext, Response
 
 
-def _result(ctx, user: str, infos, code=ErrorCode.none, message=None):
+def _result(ctx: RequestContext, user: str, infos: Iterable[Any], code: ErrorCode = ErrorCode.none,
+            message: str | None = None) -> Any:
     return ctx.make("DescribeUserScramCredentialsResult", user=user, error_code=code, error_message=message,
                     credential_infos=tuple(infos))
 
 
-def _describe(ctx, user: str, duplicated: bool, credentials: dict):
+def _describe(ctx: RequestContext, user: str, duplicated: bool,
+              credentials: dict[tuple[str, str], ScramCredential]) -> Any:
     if duplicated:
         return _result(ctx, user, (), ErrorCode.duplicate_resource,
                        f"Cannot describe SCRAM credentials for the same user twice in a single request: {user}")
@@ -33,7 +40,7 @@ def _describe(ctx, user: str, duplicated: bool, credentials: dict):
     return _result(ctx, user, infos)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: DescribeUserScramCredentialsRequest) -> Response:
     if not ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
         return ctx.respond(error_code=ErrorCode.cluster_authorization_failed,
                            error_message="Not authorized to describe SCRAM credentials.", results=())

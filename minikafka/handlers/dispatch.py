@@ -6,7 +6,8 @@ It finds the API in the table (``protocol.apis``), decodes the request for the
 negotiated version and lifts it to the newest version's class (fields an old version
 lacks take Kafka's schema defaults, so a handler reads one typed request and probes no
 attributes), applies the broker's injected faults (``minikafka.faults``) once
-for every API, and calls the API's handler module (``handle(ctx, request)``).
+for every API, and calls the API's handler (``handle(ctx, request)``), declared with
+its optional hooks in ``registry.HANDLERS``.
 
 On a secured broker two gates come first, also once for every API: a connection of a
 SASL listener must authenticate before anything else (``security.sasl``), and the
@@ -19,9 +20,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
-import importlib
-from functools import lru_cache
-from types import ModuleType
 
 from ..broker import Broker
 from ..errors import ErrorCode
@@ -33,36 +31,35 @@ from ..security.sasl import Session, Verdict
 from . import _authorize
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
+from .registry import HANDLERS, Handler
 
 
-@lru_cache(maxsize=None)
-def handler_module(api_key: int) -> ModuleType:
-    """``minikafka.handlers.<module>`` of an API, as named in the API table."""
-    return importlib.import_module(f"{__package__}.{BY_KEY[api_key].module}")
+def handler(api_key: int) -> Handler:
+    """The handler of an API (``registry.HANDLERS``)."""
+    return HANDLERS[api_key]
 
 
 def can_inject_error(api_key: int) -> bool:
     """Whether an error can be injected into ``api_key``'s answer (every API in the table)."""
-    if hasattr(handler_module(api_key), "error_response"):
+    if handler(api_key).error_response is not None:
         return True
     api = BY_KEY[api_key]
     return all("error_code" in {f.name for f in dataclasses.fields(codec.response_class(api_key, v))}
                for v in range(api.min_version, api.max_version + 1))
 
 
-def _upgrade(api_key: int, decoded: object) -> object:
+def lift(api_key: int, decoded: object) -> object:
     """One typed request for all versions: the newest version's class (see ``codec.upgrade``).
 
     A handler whose request changed shape between versions says how in ``upgrade``.
     """
     latest = codec.latest_request_class(api_key)
-    custom = getattr(handler_module(api_key), "upgrade", None)
+    custom = handler(api_key).upgrade
     return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
 
 
 def _error_response(ctx: RequestContext, request: object, code: ErrorCode) -> object:
-    module = handler_module(ctx.header.api_key)
-    custom = getattr(module, "error_response", None)
+    custom = handler(ctx.header.api_key).error_response
     if custom is not None:
         return custom(ctx, request, code)  # per-partition or per-topic errors
     return codec.empty(codec.response_class(ctx.header.api_key, ctx.api_version), error_code=code)
@@ -84,7 +81,7 @@ def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -
 
 
 class RequestDispatcher:
-    def __init__(self, broker: Broker, authorizer: Authorizer | None = None):
+    def __init__(self, broker: Broker, authorizer: Authorizer | None = None) -> None:
         self.broker = broker
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
         self.faults = Faults(can_inject_error)
@@ -109,18 +106,18 @@ class RequestDispatcher:
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported "
                                          f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
-        request = _upgrade(api_key, decoded)
+        request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
         self.requests[(api.name, ctx.client_id)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
         if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)
         if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
-            response = codec.empty(codec.response_class(api_key, version), error_code=refused)
+            response = codec.error_answer(codec.response_class(api_key, version), refused)
         elif injected is not None:
             response = _error_response(ctx, request, injected)
         else:
-            response = await handler_module(api_key).handle(ctx, request)
+            response = await handler(api_key).handle(ctx, request)
         if self.faults.latency_ms:
             await asyncio.sleep(self.faults.latency_ms / 1000)
         if self.faults.take_drop(api_key):
@@ -130,4 +127,4 @@ class RequestDispatcher:
         return codec.encode_response(correlation_id, response)
 
 
-__all__ = ["API_TABLE", "RequestDispatcher", "can_inject_error", "handler_module"]
+__all__ = ["API_TABLE", "RequestDispatcher", "can_inject_error", "handler"]

@@ -11,12 +11,17 @@ every partition, and then, as in Kafka, partitions that needed no election are l
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.elect_leaders.v2.request import ElectLeadersRequest
+
 from ..errors import ErrorCode, KafkaError
+from .context import RequestContext, Response
 
 PREFERRED, UNCLEAN = 0, 1
 
 
-def _elect(ctx, topic: str, index: int, unclean: bool) -> tuple[ErrorCode, str | None]:
+def _elect(ctx: RequestContext, topic: str, index: int, unclean: bool) -> tuple[ErrorCode, str | None]:
     info = ctx.broker.metadata.topics.get(topic)
     try:
         if info is None or not 0 <= index < len(info.partitions):
@@ -27,13 +32,14 @@ def _elect(ctx, topic: str, index: int, unclean: bool) -> tuple[ErrorCode, str |
         return e.code, e.message
 
 
-def _requested(ctx, request) -> list[tuple[str, list[int]]]:
+def _requested(ctx: RequestContext, request: ElectLeadersRequest) -> list[tuple[str, list[int]]]:
     if request.topic_partitions is None:
         return [(t.name, [p.index for p in t.partitions]) for t in ctx.broker.metadata.topics.values()]
     return [(t.topic, list(dict.fromkeys(t.partitions))) for t in request.topic_partitions]
 
 
-def _topic_result(ctx, topic: str, indexes: list[int], unclean: bool, skip_not_needed: bool):
+def _topic_result(ctx: RequestContext, topic: str, indexes: list[int], unclean: bool,
+                  skip_not_needed: bool) -> Any:
     results = [(i, *_elect(ctx, topic, i, unclean)) for i in indexes]
     partitions = tuple(ctx.make("PartitionResult", partition_id=i, error_code=code, error_message=message)
                        for i, code, message in results
@@ -41,7 +47,7 @@ def _topic_result(ctx, topic: str, indexes: list[int], unclean: bool, skip_not_n
     return ctx.make("ReplicaElectionResult", topic=topic, partition_result=partitions) if partitions else None
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ElectLeadersRequest) -> Response:
     if request.election_type not in (PREFERRED, UNCLEAN):
         return ctx.respond(error_code=ErrorCode.invalid_request, replica_election_results=())
     unclean, every = request.election_type == UNCLEAN, request.topic_partitions is None

@@ -6,11 +6,14 @@ only one minikafka offers; KIP-890 part 2 would bump the epoch here) they are un
 
 from __future__ import annotations
 
-from . import _txn
+from kio.schema.end_txn.v5.request import EndTxnRequest
+
 from ..errors import ErrorCode, KafkaError
+from . import _txn
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: EndTxnRequest) -> Response:
     try:
         await _txn.coordinator(ctx).end_txn(request.transactional_id, request.producer_id, request.producer_epoch,
                                             request.committed)

@@ -18,15 +18,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
+
+from kio.schema.fetch.v12.request import FetchPartition as NamedFetchPartition
+from kio.schema.fetch.v12.request import FetchRequest as NamedFetchRequest
+from kio.schema.fetch.v18.request import FetchPartition, FetchRequest
 
 from ..errors import ErrorCode, KafkaError
+from ..replica.partition import Partition
 from ..replica.selector import NO_PREFERENCE, preferred_read_replica
 from ..security.acl import Operation, ResourceType
 from ._topic_ids import id_of, name_of, upgrade_within
+from .context import RequestContext, Response
 
 READ_COMMITTED = 1
 FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
 upgrade = upgrade_within(1, 13)  # v13+ name topics by id
+Request = FetchRequest | NamedFetchRequest  # v13+ lifted to the newest, older ones to v12 (``upgrade``)
 
 
 class _Slot:
@@ -34,22 +42,25 @@ class _Slot:
 
     __slots__ = ("topic", "req", "part", "error", "records", "aborted", "preferred")
 
-    def __init__(self, topic, req):
-        self.topic, self.req, self.part = topic, req, None
-        self.error, self.records, self.aborted = ErrorCode.none, b"", None
+    def __init__(self, topic: str | None, req: FetchPartition | NamedFetchPartition) -> None:
+        self.topic, self.req = topic, req
+        self.part: Partition | None = None
+        self.error, self.records = ErrorCode.none, b""
+        self.aborted: list[tuple[int, int]] | None = None
         self.preferred = NO_PREFERENCE
 
 
-def _slots(ctx, request) -> list[_Slot]:
+def _slots(ctx: RequestContext, request: Request) -> list[_Slot]:
     """One slot per requested partition, by topic name (None: an id no topic has)."""
-    if ctx.api_version >= 13:
+    if isinstance(request, FetchRequest):  # v13+ (``upgrade``)
         return [_Slot(name_of(ctx, t.topic_id), p) for t in request.topics for p in t.partitions]
     return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
 
 
-def _resolve(ctx, slots, request):
+def _resolve(ctx: RequestContext, slots: list[_Slot], request: Request) -> None:
     broker, followers_too = ctx.broker, ctx.api_version >= FOLLOWER_FETCH_SINCE
     for s in slots:
+        assert s.topic is not None  # only slots without an error (a known topic) are resolved
         try:
             s.part = broker.leader_replica(s.topic, s.req.partition)
         except KafkaError as e:
@@ -64,7 +75,7 @@ def _resolve(ctx, slots, request):
                                                  broker.metadata.brokers)
 
 
-def _read_all(slots, request) -> int:
+def _read_all(slots: list[_Slot], request: Request) -> int:
     budget, total = request.max_bytes, 0
     committed = request.isolation_level == READ_COMMITTED
     for s in slots:
@@ -81,7 +92,7 @@ def _read_all(slots, request) -> int:
     return total
 
 
-async def _wait_for_data(slots, seconds: float) -> None:
+async def _wait_for_data(slots: list[_Slot], seconds: float) -> None:
     if seconds <= 0:
         return
     waiters = [s.part.waiter() for s in slots if s.part is not None]
@@ -93,7 +104,7 @@ async def _wait_for_data(slots, seconds: float) -> None:
         fut.cancel()
 
 
-def _partition_data(ctx, s, committed: bool):
+def _partition_data(ctx: RequestContext, s: _Slot, committed: bool) -> Any:
     p = s.part
     aborted = tuple(ctx.make("AbortedTransaction", producer_id=pid, first_offset=off) for pid, off in (s.aborted or ()))
     return ctx.make("PartitionData", partition_index=s.req.partition, error_code=s.error,
@@ -104,8 +115,8 @@ def _partition_data(ctx, s, committed: bool):
                     preferred_read_replica=s.preferred, records=s.records)
 
 
-def _respond(ctx, request, slots, committed: bool):
-    ids = [t.topic_id for t in request.topics for _ in t.partitions] if ctx.api_version >= 13 else None
+def _respond(ctx: RequestContext, request: Request, slots: list[_Slot], committed: bool) -> Response:
+    ids = [t.topic_id for t in request.topics for _ in t.partitions] if isinstance(request, FetchRequest) else None
     by_topic: dict[tuple, list] = {}
     for i, s in enumerate(slots):
         key = (s.topic, ids[i] if ids else id_of(ctx, s.topic))
@@ -115,7 +126,7 @@ def _respond(ctx, request, slots, committed: bool):
     return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses, node_endpoints=())
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
     """The fault API's answer: every requested partition fails with ``code``."""
     slots = _slots(ctx, request)
     for s in slots:
@@ -123,7 +134,7 @@ def error_response(ctx, request, code: ErrorCode):
     return _respond(ctx, request, slots, committed=False)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: Request) -> Response:
     # Followers replicate in-process (replica.fetcher), so every Fetch here is a consumer's.
     slots = _slots(ctx, request)
     for s in slots:

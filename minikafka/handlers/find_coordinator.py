@@ -9,16 +9,21 @@ several keys of one type (KIP-699), each answered on its own.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.find_coordinator.v6.request import FindCoordinatorRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 API_KEY, BATCHED_SINCE = 10, 4
 GROUP, TRANSACTION = 0, 1
 
 
-def upgrade(decoded, latest: type):
+def upgrade(decoded: Any, latest: type) -> Any:
     """v0-3 ask for one key; as the newest version, that is a list of one."""
     if type(decoded).__version__ >= BATCHED_SINCE:
         return codec.upgrade(decoded, latest)
@@ -26,7 +31,7 @@ def upgrade(decoded, latest: type):
     return codec.make(latest, key_type=single.key_type, coordinator_keys=(single.key,))
 
 
-def _authorize(ctx, key: str, key_type: int) -> None:
+def _authorize(ctx: RequestContext, key: str, key_type: int) -> None:
     """DESCRIBE on the group or transactional id, as Kafka asks before it answers."""
     if key_type == TRANSACTION and not ctx.allowed(Operation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
         raise KafkaError(ErrorCode.transactional_id_authorization_failed)
@@ -34,7 +39,7 @@ def _authorize(ctx, key: str, key_type: int) -> None:
         raise KafkaError(ErrorCode.group_authorization_failed)
 
 
-def _leader(ctx, key: str, key_type: int) -> int:
+def _leader(ctx: RequestContext, key: str, key_type: int) -> int:
     if key_type == GROUP:
         return coordinator(ctx).coordinator_id(key)
     if key_type == TRANSACTION:
@@ -43,7 +48,7 @@ def _leader(ctx, key: str, key_type: int) -> int:
     raise KafkaError(ErrorCode.invalid_request, f"Unknown coordinator key type {key_type}.")
 
 
-def _find(ctx, key: str, key_type: int) -> tuple[int, str, int, ErrorCode, str | None]:
+def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str, int, ErrorCode, str | None]:
     """(node id, host, port, error, message) of ``key``'s coordinator."""
     try:
         _authorize(ctx, key, key_type)
@@ -57,7 +62,7 @@ def _find(ctx, key: str, key_type: int) -> tuple[int, str, int, ErrorCode, str |
     return leader, address[0], address[1], ErrorCode.none, None
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: FindCoordinatorRequest) -> Response:
     found = [(key, *_find(ctx, key, request.key_type)) for key in request.coordinator_keys]
     if ctx.api_version < BATCHED_SINCE:
         _, node_id, host, port, code, message = found[0]

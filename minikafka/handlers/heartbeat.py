@@ -8,11 +8,14 @@ ILLEGAL_GENERATION, a replaced static member FENCED_INSTANCE_ID (KIP-345).
 
 from __future__ import annotations
 
+from kio.schema.heartbeat.v4.request import HeartbeatRequest
+
 from ..errors import ErrorCode, KafkaError
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: HeartbeatRequest) -> Response:
     try:
         coordinator(ctx).heartbeat(request.group_id, request.member_id,
                                    request.group_instance_id, request.generation_id)

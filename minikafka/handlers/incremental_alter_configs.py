@@ -6,9 +6,14 @@ level, SET or DELETE) can be changed this way."""
 
 from __future__ import annotations
 
-from . import _alter
+from collections.abc import Callable
+
+from kio.schema.incremental_alter_configs.v1.request import AlterConfigsResource, IncrementalAlterConfigsRequest
+
 from .. import loggers
 from ..errors import ErrorCode, KafkaError
+from . import _alter
+from .context import RequestContext, Response
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 OPERATIONS = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"}
@@ -29,7 +34,7 @@ def _merge(current: dict, op: int, name: str, value: str | None, now: str = "") 
         raise KafkaError(ErrorCode.invalid_config, f"Operation {op} does not apply to {name!r}.")
 
 
-def _alter_loggers(ctx, res, validate_only: bool) -> None:
+def _alter_loggers(ctx: RequestContext, res: AlterConfigsResource, validate_only: bool) -> None:
     _alter.check_broker_name(ctx, res.resource_name)
     if not res.resource_name:
         raise KafkaError(ErrorCode.invalid_request, "A BROKER_LOGGER resource is a broker id.")
@@ -40,12 +45,12 @@ def _alter_loggers(ctx, res, validate_only: bool) -> None:
         loggers.apply(*change)
 
 
-async def handle(ctx, request):
-    def change(res):
+async def handle(ctx: RequestContext, request: IncrementalAlterConfigsRequest) -> Response:
+    def change(res: AlterConfigsResource) -> Callable[[], None]:
         if res.resource_type == _alter.BROKER_LOGGER:
             return lambda: _alter_loggers(ctx, res, request.validate_only)
 
-        def run():
+        def run() -> None:
             current = _alter.current_overrides(ctx, res.resource_type, res.resource_name)
             for c in res.configs:
                 now = _alter.effective(ctx, res.resource_type, res.resource_name, c.name)

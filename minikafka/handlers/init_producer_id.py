@@ -8,11 +8,14 @@ epoch to fence any older instance.
 
 from __future__ import annotations
 
-from . import _txn
+from kio.schema.init_producer_id.v5.request import InitProducerIdRequest
+
 from ..errors import ErrorCode, KafkaError
+from . import _txn
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> Response:
     broker = ctx.broker
     try:
         if request.transactional_id is not None:

@@ -10,12 +10,15 @@ serves as both, as in Kafka. The id of a share group is INCONSISTENT_GROUP_PROTO
 
 from __future__ import annotations
 
+from kio.schema.join_group.v9.request import JoinGroupRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..groups.member import JoinRequest, MemberIdRequired
 from ._groups import coordinator, millis
+from .context import RequestContext, Response
 
 
-def _join_request(ctx, request) -> JoinRequest:
+def _join_request(ctx: RequestContext, request: JoinGroupRequest) -> JoinRequest:
     session_ms = millis(request.session_timeout)
     rebalance_ms = millis(request.rebalance_timeout)
     return JoinRequest(
@@ -26,13 +29,13 @@ def _join_request(ctx, request) -> JoinRequest:
         require_known_member_id=ctx.api_version >= 4)
 
 
-def _error(ctx, code: ErrorCode, member_id: str = ""):
+def _error(ctx: RequestContext, code: ErrorCode, member_id: str = "") -> Response:
     return ctx.respond(error_code=code, generation_id=-1, protocol_type=None,
                        protocol_name="" if ctx.api_version < 7 else None,
                        leader="", member_id=member_id, members=())
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: JoinGroupRequest) -> Response:
     if ctx.broker.share_groups.is_share_group(request.group_id):  # one group id, one type of group (KIP-932)
         return _error(ctx, ErrorCode.inconsistent_group_protocol, request.member_id)
     try:

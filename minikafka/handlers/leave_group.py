@@ -8,14 +8,19 @@ one error code per member.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.leave_group.v5.request import LeaveGroupRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 API_KEY = 13
 
 
-def upgrade(decoded, latest: type):
+def upgrade(decoded: Any, latest: type) -> Any:
     """v0-2 name one member at the top; as the newest version, that is a list of one."""
     if hasattr(decoded, "members"):
         return codec.upgrade(decoded, latest)
@@ -24,7 +29,7 @@ def upgrade(decoded, latest: type):
     return codec.make(latest, group_id=decoded.group_id, members=(identity,))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> Response:
     leaving = [(m.member_id, m.group_instance_id) for m in request.members]
     try:
         codes = coordinator(ctx).leave(request.group_id, leaving)

@@ -9,12 +9,17 @@ sees every group with DESCRIBE on the cluster, else the groups it may DESCRIBE, 
 
 from __future__ import annotations
 
+from kio.schema.list_groups.v5.request import ListGroupsRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
+
+Listed = tuple[str, str, str, str]  # group id, protocol type, state, type
 
 
-def _listed(ctx, request) -> list[tuple[str, str, str, str]]:
+def _listed(ctx: RequestContext, request: ListGroupsRequest) -> list[Listed]:
     """(group id, protocol type, state, type) of every group that passes the filters."""
     states = {s.lower() for s in request.states_filter}
     types = {t.lower() for t in request.types_filter}
@@ -26,13 +31,13 @@ def _listed(ctx, request) -> list[tuple[str, str, str, str]]:
     return sorted(out)
 
 
-def _visible(ctx, groups):
+def _visible(ctx: RequestContext, groups: list[Listed]) -> list[Listed]:
     if ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
         return groups
     return [g for g in groups if ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g[0])]
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ListGroupsRequest) -> Response:
     try:
         groups = _visible(ctx, _listed(ctx, request))
     except KafkaError as e:

@@ -10,14 +10,20 @@ first record whose timestamp is at or after it.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.list_offsets.v10.request import ListOffsetsPartition, ListOffsetsRequest
+
 from .. import records
 from ..errors import ErrorCode, KafkaError
+from ..replica.partition import Partition
 from ..security.acl import Operation, ResourceType
+from .context import RequestContext, Response
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 
 
-def _lookup(part, timestamp: int, committed: bool) -> tuple[int, int]:
+def _lookup(part: Partition, timestamp: int, committed: bool) -> tuple[int, int]:
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return -1, part.log_start_offset
     if timestamp == LATEST_TIERED:
@@ -32,7 +38,7 @@ def _lookup(part, timestamp: int, committed: bool) -> tuple[int, int]:
     return found[1], found[0]
 
 
-def _max_timestamp(part) -> tuple[int, int]:
+def _max_timestamp(part: Partition) -> tuple[int, int]:
     """(timestamp, offset) of the first record carrying the largest timestamp (a scan: rare)."""
     best = None
     for header, batch in part.log.batches(part.log_start_offset):
@@ -46,7 +52,7 @@ def _max_timestamp(part) -> tuple[int, int]:
     return record.timestamp, record.offset
 
 
-def _partition(ctx, topic: str, p, committed: bool):
+def _partition(ctx: RequestContext, topic: str, p: ListOffsetsPartition, committed: bool) -> Any:
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, topic):
             raise KafkaError(ErrorCode.topic_authorization_failed)
@@ -59,7 +65,7 @@ def _partition(ctx, topic: str, p, committed: bool):
                     timestamp=ts, offset=offset, leader_epoch=epoch)
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: ListOffsetsRequest, code: ErrorCode) -> Response:
     """The fault API's answer: every requested partition fails with ``code``."""
     topics = tuple(
         ctx.make("ListOffsetsTopicResponse", name=t.name, partitions=tuple(
@@ -69,7 +75,7 @@ def error_response(ctx, request, code: ErrorCode):
     return ctx.respond(topics=topics)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> Response:
     committed = request.isolation_level == 1
     topics = tuple(
         ctx.make("ListOffsetsTopicResponse", name=t.name,

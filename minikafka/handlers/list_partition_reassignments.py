@@ -7,17 +7,22 @@ null topic list means every partition; partitions not moving are left out.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.list_partition_reassignments.v0.request import ListPartitionReassignmentsRequest
+
 from ..errors import ErrorCode
 from ..reassignment import in_progress
+from .context import RequestContext, Response
 
 
-def _wanted(ctx, request) -> list[tuple[str, set[int] | None]]:
+def _wanted(ctx: RequestContext, request: ListPartitionReassignmentsRequest) -> list[tuple[str, set[int] | None]]:
     if request.topics is None:
         return [(name, None) for name in sorted(ctx.broker.metadata.topics)]
     return [(t.name, set(t.partition_indexes)) for t in request.topics]
 
 
-def _ongoing(ctx, name: str, indexes: set[int] | None):
+def _ongoing(ctx: RequestContext, name: str, indexes: set[int] | None) -> Any:
     topic = ctx.broker.metadata.topics.get(name)
     moving = [p for p in (topic.partitions if topic else [])
               if in_progress(p) and (indexes is None or p.index in indexes)]
@@ -29,6 +34,6 @@ def _ongoing(ctx, name: str, indexes: set[int] | None):
         for p in moving))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ListPartitionReassignmentsRequest) -> Response:
     topics = (_ongoing(ctx, name, indexes) for name, indexes in _wanted(ctx, request))
     return ctx.respond(error_code=ErrorCode.none, error_message=None, topics=tuple(t for t in topics if t))

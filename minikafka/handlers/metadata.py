@@ -8,14 +8,19 @@ tests expect), the topic is created with ``num.partitions`` partitions.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Container
+from typing import Any
+
+from kio.schema.metadata.v13.request import MetadataRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..metadata import TopicInfo, check_topic_name
+from ..metadata import PartitionInfo, TopicInfo, check_topic_name
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from ._authorize import NOT_REQUESTED, authorized_operations
+from .context import RequestContext, Response
 
 
-def _partition(ctx, p, live):
+def _partition(ctx: RequestContext, p: PartitionInfo, live: Container[int]) -> Any:
     offline = tuple(b for b in p.replicas if b not in live)
     leader = p.leader if p.leader in live else -1
     return ctx.make("MetadataResponsePartition",
@@ -25,7 +30,7 @@ def _partition(ctx, p, live):
                     offline_replicas=offline)
 
 
-def _topic(ctx, topic: TopicInfo, with_operations: bool = False):
+def _topic(ctx: RequestContext, topic: TopicInfo, with_operations: bool = False) -> Any:
     live = ctx.broker_endpoints
     operations = authorized_operations(ctx, ResourceType.TOPIC, topic.name) if with_operations else NOT_REQUESTED
     return ctx.make("MetadataResponseTopic", error_code=ErrorCode.none, name=topic.name,
@@ -34,12 +39,12 @@ def _topic(ctx, topic: TopicInfo, with_operations: bool = False):
                     topic_authorized_operations=operations)
 
 
-def _missing(ctx, name, code: ErrorCode):
+def _missing(ctx: RequestContext, name: str, code: ErrorCode) -> Any:
     return ctx.make("MetadataResponseTopic", error_code=code, name=name, topic_id=uuid.UUID(int=0),
                     is_internal=False, partitions=())
 
 
-def _lookup(ctx, name: str, auto_create: bool, with_operations: bool = False):
+def _lookup(ctx: RequestContext, name: str, auto_create: bool, with_operations: bool = False) -> Any:
     broker = ctx.broker
     try:
         check_topic_name(name)
@@ -60,18 +65,18 @@ def _lookup(ctx, name: str, auto_create: bool, with_operations: bool = False):
     return _topic(ctx, topic, with_operations)
 
 
-def _may_create(ctx, name: str) -> bool:
+def _may_create(ctx: RequestContext, name: str) -> bool:
     """Auto-creation needs CREATE on the cluster or on the topic, as a CreateTopics request would."""
     return (ctx.allowed(Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
             or ctx.allowed(Operation.CREATE, ResourceType.TOPIC, name))
 
 
-def _requested_names(ctx, request) -> list[str] | None:
+def _requested_names(ctx: RequestContext, request: MetadataRequest) -> list[str] | None:
     if request.topics is None:
         return None
-    names = []
+    names: list[str] = []
     for t in request.topics:
-        name = t.name
+        name: str | None = t.name
         if name is None and t.topic_id:
             found = ctx.broker.metadata.topic_by_id(str(t.topic_id))
             name = found.name if found else None
@@ -80,7 +85,7 @@ def _requested_names(ctx, request) -> list[str] | None:
     return names
 
 
-def _cluster_operations(ctx) -> int:
+def _cluster_operations(ctx: RequestContext) -> int:
     """v8-10's cluster_authorized_operations (KIP-430), for a principal that may DESCRIBE the
     cluster. The newest request no longer has the flag that asks for them, so they are given
     whenever that version is used."""
@@ -89,7 +94,7 @@ def _cluster_operations(ctx) -> int:
     return NOT_REQUESTED
 
 
-def _respond(ctx, topics):
+def _respond(ctx: RequestContext, topics: tuple[Any, ...]) -> Response:
     meta = ctx.broker.metadata
     brokers = tuple(ctx.make("MetadataResponseBroker", node_id=i, host=h, port=p, rack=meta.racks.get(i))
                     for i, (h, p) in sorted(ctx.broker_endpoints.items()))
@@ -98,13 +103,13 @@ def _respond(ctx, topics):
                        topics=topics, cluster_authorized_operations=operations, error_code=ErrorCode.none)
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: MetadataRequest, code: ErrorCode) -> Response:
     """The fault API's answer: the brokers as usual, every requested topic failing with ``code``."""
     names = _requested_names(ctx, request)
     return _respond(ctx, tuple(_missing(ctx, n, code) for n in (names or ctx.broker.metadata.topics)))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: MetadataRequest) -> Response:
     meta = ctx.broker.metadata
     names = _requested_names(ctx, request)
     ops = request.include_topic_authorized_operations

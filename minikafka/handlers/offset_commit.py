@@ -12,23 +12,27 @@ From v9 the generation is a member epoch for members of a consumer-protocol grou
 
 from __future__ import annotations
 
-from ..errors import ErrorCode, KafkaError
-from ..security.acl import Operation, ResourceType
-from ..groups.offsets import CommittedOffset
+from kio.schema.offset_commit.v9.request import OffsetCommitRequest
+
 from ..clock import now_ms
+from ..errors import ErrorCode, KafkaError
+from ..groups.offsets import CommittedOffset
+from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 READ, TOPIC = Operation.READ, ResourceType.TOPIC
 
 
-def _commits(request) -> list[tuple[str, int, CommittedOffset]]:
+def _commits(request: OffsetCommitRequest) -> list[tuple[str, int, CommittedOffset]]:
     stamp = now_ms()
     return [(t.name, p.partition_index,
              CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", stamp))
             for t in request.topics for p in t.partitions]
 
 
-async def _results(ctx, request, commits) -> dict:
+async def _results(ctx: RequestContext, request: OffsetCommitRequest,
+                   commits: list[tuple[str, int, CommittedOffset]]) -> dict:
     try:
         return await coordinator(ctx).commit(
             request.group_id, request.member_id, request.group_instance_id,
@@ -37,7 +41,7 @@ async def _results(ctx, request, commits) -> dict:
         return {(t, p): e.code for t, p, _ in commits}
 
 
-def _respond(ctx, request, results: dict):
+def _respond(ctx: RequestContext, request: OffsetCommitRequest, results: dict) -> Response:
     topics = tuple(
         ctx.make("OffsetCommitResponseTopic", name=t.name, partitions=tuple(
             ctx.make("OffsetCommitResponsePartition", partition_index=p.partition_index,
@@ -47,12 +51,12 @@ def _respond(ctx, request, results: dict):
     return ctx.respond(topics=topics)
 
 
-def error_response(ctx, request, code):
+def error_response(ctx: RequestContext, request: OffsetCommitRequest, code: ErrorCode) -> Response:
     """Every partition fails with ``code`` (GROUP_AUTHORIZATION_FAILED, an injected fault)."""
     return _respond(ctx, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> Response:
     commits = _commits(request)
     denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits if not ctx.allowed(READ, TOPIC, t)}
     allowed = [c for c in commits if (c[0], c[1]) not in denied]  # Kafka commits those, answers the rest

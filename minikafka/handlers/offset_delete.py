@@ -7,13 +7,16 @@ members subscribes to (GROUP_SUBSCRIBED_TO_TOPIC otherwise). Group-level errors
 
 from __future__ import annotations
 
+from kio.schema.offset_delete.v0.request import OffsetDeleteRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
-    wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
+async def handle(ctx: RequestContext, request: OffsetDeleteRequest) -> Response:
+    wanted: list[tuple[str, int]] = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
     denied = {(t, p): ErrorCode.topic_authorization_failed for t, p in wanted
               if not ctx.allowed(Operation.READ, ResourceType.TOPIC, t)}
     try:

@@ -20,28 +20,35 @@ handler reads one shape; the answer takes the shape of the version asked.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
+
+from kio.schema.offset_fetch.v9.request import OffsetFetchRequest, OffsetFetchRequestGroup
 
 from ..errors import ErrorCode, KafkaError
+from ..groups.offsets import CommittedOffset
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 GROUPS_SINCE = 8
+Row = tuple[str, int, CommittedOffset | None, ErrorCode]  # topic, partition, its committed offset, error
 
 
-def upgrade(decoded, latest):
+def upgrade(decoded: Any, latest: type) -> Any:
     """An old single-group request as the newest (batched) class."""
     if hasattr(decoded, "groups"):
         return codec.upgrade(decoded, latest)
-    module = codec.request_module(9, latest.__version__)
+    module = codec.request_module(9, codec.latest_version(9))
     topics = None if decoded.topics is None else tuple(
         module.OffsetFetchRequestTopics(name=t.name, partition_indexes=t.partition_indexes) for t in decoded.topics)
     group = module.OffsetFetchRequestGroup(group_id=decoded.group_id, member_id=None, member_epoch=-1, topics=topics)
     return latest(groups=(group,), require_stable=getattr(decoded, "require_stable", False))
 
 
-def _rows(ctx, group, require_stable: bool):
-    wanted = None if group.topics is None else [(t.name, p) for t in group.topics for p in t.partition_indexes]
+def _rows(ctx: RequestContext, group: OffsetFetchRequestGroup, require_stable: bool) -> tuple[list[Row], ErrorCode]:
+    wanted: list[tuple[str, int]] | None = (
+        None if group.topics is None else [(t.name, p) for t in group.topics for p in t.partition_indexes])
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
@@ -51,7 +58,7 @@ def _rows(ctx, group, require_stable: bool):
         return [(t, p, None, e.code) for t, p in wanted or ()], e.code
 
 
-def _authorized(ctx, rows, wanted) -> list:
+def _authorized(ctx: RequestContext, rows: list[Row], wanted: list[tuple[str, int]] | None) -> list[Row]:
     """Topics the principal may not DESCRIBE: left out of "all", TOPIC_AUTHORIZATION_FAILED when named."""
     ok = {t: ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
     if wanted is None:
@@ -59,8 +66,8 @@ def _authorized(ctx, rows, wanted) -> list:
     return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
 
 
-def _topics(ctx, rows, topic_class: str, partition_class: str):
-    by_topic = defaultdict(list)
+def _topics(ctx: RequestContext, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
+    by_topic: defaultdict[str, list[Any]] = defaultdict(list)
     for topic, index, committed, code in rows:
         by_topic[topic].append(ctx.make(
             partition_class, partition_index=index, committed_offset=committed.offset if committed else -1,
@@ -69,7 +76,7 @@ def _topics(ctx, rows, topic_class: str, partition_class: str):
     return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
 
 
-def _answer(ctx, group, require_stable: bool):
+def _answer(ctx: RequestContext, group: OffsetFetchRequestGroup, require_stable: bool) -> Any:
     rows, code = _rows(ctx, group, require_stable)
     if ctx.api_version >= GROUPS_SINCE:
         topics = () if code != ErrorCode.none else _topics(ctx, rows, "OffsetFetchResponseTopics",
@@ -81,13 +88,13 @@ def _answer(ctx, group, require_stable: bool):
                        topics=_topics(ctx, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: OffsetFetchRequest) -> Response:
     if ctx.api_version >= GROUPS_SINCE:
         return ctx.respond(groups=tuple(_answer(ctx, g, request.require_stable) for g in request.groups))
     return _answer(ctx, request.groups[0], request.require_stable)
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: OffsetFetchRequest, code: ErrorCode) -> Response:
     """The fault API's answer: the group-level error (per group from v8)."""
     if ctx.api_version >= GROUPS_SINCE:
         return ctx.respond(groups=tuple(ctx.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),

@@ -14,6 +14,14 @@ from __future__ import annotations
 
 import datetime
 import logging
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kio.schema.produce.v12.request import PartitionProduceData as NamedPartitionProduceData
+from kio.schema.produce.v12.request import ProduceRequest as NamedProduceRequest
+from kio.schema.produce.v12.request import TopicProduceData as NamedTopicProduceData
+from kio.schema.produce.v13.request import PartitionProduceData, ProduceRequest, TopicProduceData
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
@@ -22,16 +30,18 @@ from ..replica.partition import InvalidRecords
 from ..security.acl import Operation, ResourceType
 from ..transactions.verification import verify_write
 from ._topic_ids import ZERO, name_of, upgrade_within
+from .context import RequestContext, Response
 
 _UTC = datetime.timezone.utc
 log = logging.getLogger("minikafka.produce")
 
 
-def _append_time(ms: int):
+def _append_time(ms: int) -> datetime.datetime | None:
     return None if ms < 0 else datetime.datetime.fromtimestamp(ms / 1000, _UTC)
 
 
-def _failed(ctx, index: int, code: ErrorCode, message: str | None = None, record_errors=()):
+def _failed(ctx: RequestContext, index: int, code: ErrorCode, message: str | None = None,
+            record_errors: Iterable[tuple[int, str | None]] = ()) -> Any:
     per_record = tuple(ctx.make("BatchIndexAndErrorMessage", batch_index=i, batch_index_error_message=m)
                        for i, m in record_errors) if ctx.has("BatchIndexAndErrorMessage") else ()
     return ctx.make("PartitionProduceResponse", index=index, error_code=code, base_offset=-1, log_append_time=None,
@@ -39,28 +49,31 @@ def _failed(ctx, index: int, code: ErrorCode, message: str | None = None, record
 
 
 upgrade = upgrade_within(0, 13)  # v13 names topics by id
+Request = ProduceRequest | NamedProduceRequest  # v13 as it is, older ones lifted to v12 (``upgrade``)
+Data = PartitionProduceData | NamedPartitionProduceData
 
 
-def _topics(ctx, request) -> list:
+def _topics(ctx: RequestContext, request: Request
+            ) -> list[tuple[str | None, uuid.UUID | None, TopicProduceData | NamedTopicProduceData]]:
     """(name, id, data) of each topic of the request; the name is None for an unknown id."""
-    if ctx.api_version >= 13:
+    if isinstance(request, ProduceRequest):  # v13 (``upgrade``)
         return [(name_of(ctx, t.topic_id), t.topic_id, t) for t in request.topic_data]
     return [(t.name, ZERO, t) for t in request.topic_data]
 
 
-def _respond(ctx, request, answer):
+def _respond(ctx: RequestContext, request: Request, answer: Callable[[int, Data], Any]) -> Response:
     topics = tuple(ctx.make("TopicProduceResponse", name=name, topic_id=topic_id,
                             partition_responses=tuple(answer(i, d) for d in t.partition_data))
                    for i, (name, topic_id, t) in enumerate(_topics(ctx, request)))
     return None if request.acks == 0 else ctx.respond(responses=topics)
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
     """The fault API's answer: nothing is written, every partition fails with ``code``."""
     return _respond(ctx, request, lambda i, data: _failed(ctx, data.index, code))
 
 
-async def _produce_one(ctx, request, topic: str, data):
+async def _produce_one(ctx: RequestContext, request: Request, topic: str, data: Data) -> Any:
     broker = ctx.broker
     try:
         if not ctx.allowed(Operation.WRITE, ResourceType.TOPIC, topic):
@@ -93,8 +106,8 @@ async def _produce_one(ctx, request, topic: str, data):
                     log_start_offset=info.log_start_offset, record_errors=(), error_message=None)
 
 
-async def handle(ctx, request):
-    answers = {}
+async def handle(ctx: RequestContext, request: Request) -> Response:
+    answers: dict[tuple[int, int], Any] = {}
     for i, (name, _, t) in enumerate(_topics(ctx, request)):
         for data in t.partition_data:
             if request.acks not in (0, 1, -1):

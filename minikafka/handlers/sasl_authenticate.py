@@ -11,21 +11,24 @@ from __future__ import annotations
 import datetime
 import logging
 
+from kio.schema.sasl_authenticate.v2.request import SaslAuthenticateRequest
+
 from ..errors import ErrorCode
 from ..security.mechanisms import AuthenticationFailed
+from .context import RequestContext, Response
 
 log = logging.getLogger("minikafka.sasl")
 _NO_LIFETIME = datetime.timedelta(0)
 
 
-def _answer(ctx, code: ErrorCode, message: str | None = None, token: bytes = b""):
+def _answer(ctx: RequestContext, code: ErrorCode, message: str | None = None, token: bytes = b"") -> Response:
     return ctx.respond(error_code=code, error_message=message, auth_bytes=token, session_lifetime=_NO_LIFETIME)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: SaslAuthenticateRequest) -> Response:
     session = ctx.session
     sasl = session.sasl if session is not None else None
-    if sasl is None or sasl.complete:
+    if session is None or sasl is None or sasl.complete:
         return _answer(ctx, ErrorCode.illegal_sasl_state, "SaslAuthenticate request received after successful "
                        "authentication" if sasl else "This listener does not use SASL")
     try:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 
+from kio.schema.sasl_handshake.v1.request import SaslHandshakeRequest
+
 from ..errors import ErrorCode
+from .context import RequestContext, Response
 
 log = logging.getLogger("minikafka.sasl")
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: SaslHandshakeRequest) -> Response:
     session = ctx.session
     sasl = session.sasl if session is not None else None
-    if sasl is None or sasl.complete:
+    if session is None or sasl is None or sasl.complete:
         return ctx.respond(error_code=ErrorCode.illegal_sasl_state, mechanisms=())
     if sasl.handshake(request.mechanism):
         return ctx.respond(error_code=ErrorCode.none, mechanisms=sasl.mechanisms)

@@ -9,25 +9,30 @@ partition.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kio.schema.share_acknowledge.v1.request import ShareAcknowledgeRequest
+
 from ..errors import ErrorCode, KafkaError
 from ..share.sessions import FINAL_EPOCH
 from ._share import by_topic, check_ids, leader, node_endpoints, resolve, topic_id
+from .context import RequestContext, Response
 
 
-def _partition(ctx, topic, index, error: KafkaError | None):
+def _partition(ctx: RequestContext, topic: str, index: int, error: KafkaError | None) -> Any:
     return ctx.make("PartitionData", partition_index=index, error_code=error.code if error else ErrorCode.none,
                     error_message=error.message if error else None, current_leader=leader(ctx, topic, index))
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Response:
     manager = ctx.broker.share_partitions
     known, unknown = resolve(ctx, request.topics)
     try:
-        check_ids(request)
-        session = manager.acknowledge_session(request.group_id, request.member_id, request.share_session_epoch)
+        group_id, member_id = check_ids(request)
+        session = manager.acknowledge_session(group_id, member_id, request.share_session_epoch)
     except KafkaError as e:
         return ctx.respond(error_code=e.code, error_message=e.message, responses=(), node_endpoints=())
-    results = await manager.acknowledge(request.group_id, request.member_id, {tp: b for tp, b in known.items() if b})
+    results = await manager.acknowledge(group_id, member_id, {tp: b for tp, b in known.items() if b})
     if request.share_session_epoch == FINAL_EPOCH:
         await manager.close(session)
     missing = KafkaError(ErrorCode.unknown_topic_id)

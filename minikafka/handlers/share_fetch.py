@@ -13,13 +13,19 @@ errors are top-level (SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH).
 from __future__ import annotations
 
 import datetime
+from typing import Any
+
+from kio.schema.share_fetch.v1.request import ShareFetchRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..share.sessions import FINAL_EPOCH
+from ..share.manager import Fetched
+from ..share.sessions import FINAL_EPOCH, SharePartitionId
 from ._share import by_topic, check_ids, leader, node_endpoints, resolve, topic_id
+from .context import RequestContext, Response
 
 
-def _partition(ctx, topic, index, fetched, ack_error):
+def _partition(ctx: RequestContext, topic: str, index: int, fetched: Fetched | None,
+               ack_error: KafkaError | None) -> Any:
     error = fetched.error if fetched else ErrorCode.none
     acquired = tuple(ctx.make("AcquiredRecords", first_offset=r.first_offset, last_offset=r.last_offset,
                               delivery_count=r.delivery_count) for r in (fetched.acquired if fetched else ()))
@@ -30,7 +36,9 @@ def _partition(ctx, topic, index, fetched, ack_error):
                     records=fetched.records if fetched else b"", acquired_records=acquired)
 
 
-def _respond(ctx, fetched, acks, unknown, lock_ms: int):
+def _respond(ctx: RequestContext, fetched: dict[SharePartitionId, Fetched],
+             acks: dict[SharePartitionId, KafkaError | None], unknown: dict, lock_ms: int) -> Response:
+    entries: dict[SharePartitionId, tuple[Fetched | None, KafkaError | None]]
     entries = {tp: (f, acks.get(tp)) for tp, f in fetched.items() if f.acquired or f.error}
     entries.update({tp: (fetched.get(tp), e) for tp, e in acks.items()})
     topics = [ctx.make("ShareFetchableTopicResponse", topic_id=topic_id(ctx, t),
@@ -45,29 +53,29 @@ def _respond(ctx, fetched, acks, unknown, lock_ms: int):
                        responses=tuple(topics), node_endpoints=node_endpoints(ctx, moved))
 
 
-def _error(ctx, e: KafkaError):
+def _error(ctx: RequestContext, e: KafkaError) -> Response:
     return ctx.respond(error_code=e.code, error_message=e.message, acquisition_lock_timeout=datetime.timedelta(0),
                        responses=(), node_endpoints=())
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ShareFetchRequest) -> Response:
     manager = ctx.broker.share_partitions
     known, unknown = resolve(ctx, request.topics)
-    forgotten = {(info.name, i) for f in request.forgotten_topics_data
+    forgotten: set[SharePartitionId] = {(info.name, i) for f in request.forgotten_topics_data
                  if (info := ctx.broker.metadata.topic_by_id(str(f.topic_id))) for i in f.partitions}
     acks = {tp: batches for tp, batches in known.items() if batches}
     try:
-        check_ids(request)
-        session = await manager.fetch_session(request.group_id, request.member_id, request.share_session_epoch,
+        group_id, member_id = check_ids(request)
+        session = await manager.fetch_session(group_id, member_id, request.share_session_epoch,
                                               set(known), forgotten, bool(acks), ctx.connection_id)
     except KafkaError as e:
         return _error(ctx, e)
-    ack_results = await manager.acknowledge(request.group_id, request.member_id, acks) if acks else {}
+    ack_results = await manager.acknowledge(group_id, member_id, acks) if acks else {}
     if request.share_session_epoch == FINAL_EPOCH:
         await manager.close(session)
-        fetched = {}
+        fetched: dict[SharePartitionId, Fetched] = {}
     else:
         fetched = await manager.fetch(session, request.max_records, request.max_bytes,
                                       request.max_wait.total_seconds())
-    lock_ms = manager.group_config(request.group_id)["share.record.lock.duration.ms"]
+    lock_ms = manager.group_config(group_id)["share.record.lock.duration.ms"]
     return _respond(ctx, fetched, ack_results, unknown, lock_ms)

@@ -9,13 +9,18 @@ authorized, as there are no ACLs.
 from __future__ import annotations
 
 import uuid
+from typing import Any
+
+from kio.schema.share_group_describe.v1.request import ShareGroupDescribeRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
+from ..share.group import ShareMember
 from ._authorize import NOT_REQUESTED, requested_group_operations
+from .context import RequestContext, Response
 
 
-def _member(ctx, m):
+def _member(ctx: RequestContext, m: ShareMember) -> Any:
     topics = ctx.broker.metadata.topics
     parts = tuple(ctx.make("TopicPartitions", topic_id=uuid.UUID(topics[t].topic_id), topic_name=t, partitions=ps)
                   for t, ps in sorted(m.assignment.items()) if t in topics)
@@ -24,7 +29,7 @@ def _member(ctx, m):
                     assignment=ctx.make("Assignment", topic_partitions=parts))
 
 
-def _described(ctx, group_id: str, operations: int):
+def _described(ctx: RequestContext, group_id: str, operations: int) -> Any:
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
@@ -39,6 +44,6 @@ def _described(ctx, group_id: str, operations: int):
                     authorized_operations=operations)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ShareGroupDescribeRequest) -> Response:
     return ctx.respond(groups=tuple(_described(ctx, g, requested_group_operations(ctx, request, g))
                                     for g in request.group_ids))

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from typing import Any
+
+from kio.schema.share_group_heartbeat.v1.request import ShareGroupHeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..share.group import Heartbeat
+from ..share.group import Heartbeat, ShareMember
+from .context import RequestContext, Response
 
 
-def _assignment(ctx, member):
+def _assignment(ctx: RequestContext, member: ShareMember) -> Any:
     topics = ctx.broker.metadata.topics
     parts = tuple(ctx.make("TopicPartitions", topic_id=uuid.UUID(topics[t].topic_id), partitions=ps)
                   for t, ps in sorted(member.assignment.items()) if t in topics)
     return ctx.make("Assignment", topic_partitions=parts)
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequest) -> Response:
     hb = Heartbeat(request.member_id, request.member_epoch,
                    tuple(request.subscribed_topic_names) if request.subscribed_topic_names is not None else None,
                    request.rack_id, ctx.client_id, ctx.client_host)

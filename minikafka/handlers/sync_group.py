@@ -8,11 +8,14 @@ and a mismatch is INCONSISTENT_GROUP_PROTOCOL.
 
 from __future__ import annotations
 
+from kio.schema.sync_group.v5.request import SyncGroupRequest
+
 from ..errors import ErrorCode, KafkaError
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: SyncGroupRequest) -> Response:
     assignments = {a.member_id: a.assignment for a in request.assignments}
     try:
         result = await coordinator(ctx).sync(

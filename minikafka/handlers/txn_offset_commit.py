@@ -8,16 +8,20 @@ offsets are committed together, or not at all: exactly-once processing.
 
 from __future__ import annotations
 
-from . import _txn
+from kio.schema.txn_offset_commit.v5.request import TxnOffsetCommitRequest
+
+from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from ..groups.offsets import CommittedOffset
 from ..security.acl import Operation, ResourceType
-from ..clock import now_ms
 from ..transactions.verification import verify_offset_commit
+from . import _txn
 from ._groups import coordinator
+from .context import RequestContext, Response
 
 
-async def _results(ctx, request, commits) -> dict:
+async def _results(ctx: RequestContext, request: TxnOffsetCommitRequest,
+                   commits: list[tuple[str, int, CommittedOffset]]) -> dict:
     try:
         verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
                              ctx.broker.metadata, ctx.broker.peers)
@@ -29,7 +33,7 @@ async def _results(ctx, request, commits) -> dict:
         return {(t, p): code for t, p, _ in commits}
 
 
-def _respond(ctx, request, results: dict):
+def _respond(ctx: RequestContext, request: TxnOffsetCommitRequest, results: dict) -> Response:
     topics = tuple(
         ctx.make("TxnOffsetCommitResponseTopic", name=t.name, partitions=tuple(
             ctx.make("TxnOffsetCommitResponsePartition", partition_index=p.partition_index,
@@ -39,16 +43,17 @@ def _respond(ctx, request, results: dict):
     return ctx.respond(topics=topics)
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(ctx: RequestContext, request: TxnOffsetCommitRequest, code: ErrorCode) -> Response:
     """Every partition fails with ``code`` (an ACL refusal, an injected fault)."""
     return _respond(ctx, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
 
 
-async def handle(ctx, request):
+async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> Response:
     stamp = now_ms()
-    commits = [(t.name, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
-                                                           p.committed_metadata or "", stamp))
-               for t in request.topics for p in t.partitions]
+    commits: list[tuple[str, int, CommittedOffset]] = [
+        (t.name, p.partition_index,
+         CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", stamp))
+        for t in request.topics for p in t.partitions]
     denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits
               if not ctx.allowed(Operation.READ, ResourceType.TOPIC, t)}
     allowed = [c for c in commits if (c[0], c[1]) not in denied]

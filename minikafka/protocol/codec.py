@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import importlib
 import io
+import pkgutil
+import re
 import struct
 import typing
 import uuid
@@ -122,7 +125,8 @@ def _payload_class(module: ModuleType, kind: EntityType) -> type:
 
 
 def is_flexible(api_key: int, version: int) -> bool:
-    return request_class(api_key, version).__flexible__
+    cls: Any = request_class(api_key, version)  # a kio entity class: ``__flexible__`` is set by kio
+    return bool(cls.__flexible__)
 
 
 def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHeader, Any]:
@@ -134,6 +138,7 @@ def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHea
     except bounds.TooLong as e:
         raise MalformedRequest(f"cannot decode {cls.__name__}: {e}") from None
     try:
+        body: Any
         body, _size = entity_reader(cls)(frame, header.body_offset)
     except Exception as e:  # kio raises several types for bad input
         raise MalformedRequest(f"cannot decode {request_class(api_key, version).__name__}: {e}") from None
@@ -162,23 +167,67 @@ def _fields(cls: type) -> dict[str, dataclasses.Field]:
 _ZERO = datetime.timedelta(0)
 
 
-def make(cls: type, /, **values: Any) -> Any:
-    """Build a kio entity from the values that exist in this version of it.
+class UnknownField(TypeError):
+    """A message was built with a field name its class has in no version: a misspelling."""
 
-    Handlers describe one answer for all versions; fields a version lacks are
-    dropped here, and ``throttle_time`` defaults to zero. This is what keeps a
-    handler free of per-version branches.
+
+def make(cls: type, /, **values: Any) -> Any:
+    """Build a kio entity from exactly its fields (``throttle_time`` defaults to zero).
+
+    A name the class lacks raises UnknownField, naming the field and the class, instead
+    of being dropped: a misspelt field would otherwise go out as its default. A message
+    written for the newest version and fitted to an older one is built by ``downgrade``.
     """
     fields = _fields(cls)
-    kwargs = {k: v for k, v in values.items() if k in fields}
-    if "throttle_time" in fields and "throttle_time" not in kwargs:
-        kwargs["throttle_time"] = _ZERO
-    return cls(**kwargs)
+    for name in values:
+        if name not in fields:
+            raise UnknownField(f"{cls.__name__} (v{getattr(cls, '__version__', '?')}) has no field {name!r}")
+    if "throttle_time" in fields and "throttle_time" not in values:
+        values["throttle_time"] = _ZERO
+    return cls(**values)
+
+
+_VERSION_DIR = re.compile(r"^(?P<package>.+)\.v(?P<version>\d+)\.(?P<kind>[a-z_]+)$")
+
+
+@lru_cache(maxsize=None)
+def known_fields(cls: type) -> frozenset[str]:
+    """The field names ``cls``'s entity has in any version of its API (same class name, same kind)."""
+    names = set(_fields(cls))
+    match = _VERSION_DIR.match(cls.__module__)
+    if match is None:
+        return frozenset(names)
+    package = importlib.import_module(match["package"])
+    for info in pkgutil.iter_modules(package.__path__):
+        if not re.fullmatch(r"v\d+", info.name):
+            continue
+        try:
+            module = importlib.import_module(f"{match['package']}.{info.name}.{match['kind']}")
+        except ModuleNotFoundError:
+            continue
+        other = getattr(module, cls.__name__, None)
+        if isinstance(other, type) and dataclasses.is_dataclass(other):
+            names.update(f.name for f in dataclasses.fields(other))
+    return frozenset(names)
+
+
+def downgrade(cls: type, /, **values: Any) -> Any:
+    """``make`` for a message written once for every version, fitted to the version of ``cls``.
+
+    Fields this version lacks but another version of the entity has are dropped (that
+    is what keeps a handler free of per-version branches); a name no version has raises
+    UnknownField, as in ``make``.
+    """
+    fields, known = _fields(cls), known_fields(cls)
+    for name in values:
+        if name not in known:
+            raise UnknownField(f"{cls.__name__} has no field {name!r} in any version")
+    return make(cls, **{k: v for k, v in values.items() if k in fields})
 
 
 def entity(module: ModuleType, name: str, /, **values: Any) -> Any:
-    """``make`` for a nested class looked up by name in a versioned schema module."""
-    return make(getattr(module, name), **values)
+    """``downgrade`` for a nested class looked up by name in a versioned schema module."""
+    return downgrade(getattr(module, name), **values)
 
 
 _EMPTY = {"bool": False, "bytes": b"", "records": None, "string": "", "int8": 0, "int16": 0, "int32": 0, "int64": 0,
@@ -198,6 +247,14 @@ def empty(cls: type, /, **values: Any) -> Any:
             continue
         kwargs[f.name] = _empty_field(f, hints[f.name])
     return make(cls, **kwargs, **values)
+
+
+def error_answer(cls: type, code: ErrorCode) -> Any:
+    """An empty answer carrying ``code`` as its top-level error code, where ``cls`` has one.
+
+    An answer with no top-level error code (Metadata's, for one) goes out empty.
+    """
+    return empty(cls, error_code=code) if "error_code" in _fields(cls) else empty(cls)
 
 
 @lru_cache(maxsize=None)

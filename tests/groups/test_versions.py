@@ -30,7 +30,7 @@ def version(api_key: int, n: int) -> int:
 
 
 def req(api_key: int, n: int, **fields):
-    return codec.make(codec.request_class(api_key, version(api_key, n)), **fields)
+    return codec.downgrade(codec.request_class(api_key, version(api_key, n)), **fields)
 
 
 def nested(api_key: int, n: int, entity: str, /, **fields):
@@ -63,7 +63,7 @@ def join_and_sync(client, group: str, n: int) -> tuple[str, int]:
 
 def commit_and_fetch(client, group: str, n: int, member_id: str, generation: int, topic: str) -> None:
     part = nested(COMMIT, n, "OffsetCommitRequestPartition", partition_index=0, committed_offset=42,
-                  committed_leader_epoch=-1, committed_metadata="note", commit_timestamp=-1)
+                  committed_leader_epoch=-1, committed_metadata="note")
     topics = (nested(COMMIT, n, "OffsetCommitRequestTopic", name=topic, partitions=(part,)),)
     committed = client.request(req(COMMIT, n, group_id=group, generation_id_or_member_epoch=generation,
                                    member_id=member_id, group_instance_id=None, retention_time=-1 * MS, topics=topics))

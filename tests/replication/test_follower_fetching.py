@@ -91,9 +91,9 @@ def fetch_request(topic_id: str, version: int, rack: str = ""):
     partition = codec.entity(module, "FetchPartition", partition=0, current_leader_epoch=-1, fetch_offset=0,
                              log_start_offset=-1, partition_max_bytes=1 << 20)
     topic = codec.entity(module, "FetchTopic", topic="t", topic_id=uuid.UUID(topic_id), partitions=(partition,))
-    return codec.make(codec.request_class(1, version), replica_id=-1, max_wait=datetime.timedelta(0), min_bytes=0,
-                      max_bytes=1 << 20, isolation_level=0, session_id=0, session_epoch=-1, topics=(topic,),
-                      forgotten_topics_data=(), rack_id=rack)
+    return codec.downgrade(codec.request_class(1, version), replica_id=-1, max_wait=datetime.timedelta(0),
+                           min_bytes=0, max_bytes=1 << 20, isolation_level=0, session_id=0, session_epoch=-1,
+                           topics=(topic,), forgotten_topics_data=(), rack_id=rack)
 
 
 def test_the_leader_names_the_preferred_replica_and_a_follower_serves_up_to_its_high_watermark(make_cluster):

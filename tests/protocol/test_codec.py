@@ -1,0 +1,53 @@
+"""The codec builds messages from names the message class really has.
+
+A misspelt field used to be dropped without a word, so ``log_start_ofset=7`` went out as
+the default ``log_start_offset=-1``. Now ``codec.make`` refuses a name its class lacks,
+and ``codec.downgrade`` (what a handler's ``ctx.respond`` uses to fit one answer to the
+negotiated version) drops only the fields some other version of the message has.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from minikafka.errors import ErrorCode
+from minikafka.protocol import codec
+
+FETCH, METADATA = 1, 3
+
+
+def test_a_misspelt_field_raises_naming_the_field_and_the_class():
+    partition = codec.response_module(FETCH, 12).PartitionData
+    with pytest.raises(codec.UnknownField, match=r"PartitionData .*'log_start_ofset'"):
+        codec.make(partition, partition_index=0, error_code=ErrorCode.none, high_watermark=9,
+                   last_stable_offset=9, log_start_ofset=7, aborted_transactions=(), records=None)
+
+
+def test_the_correctly_spelt_field_is_kept():
+    partition = codec.response_module(FETCH, 12).PartitionData
+    built = codec.make(partition, partition_index=0, error_code=ErrorCode.none, high_watermark=9,
+                       last_stable_offset=9, log_start_offset=7, aborted_transactions=(), records=None)
+    assert built.log_start_offset == 7
+
+
+def test_downgrade_drops_only_what_the_older_version_lacks():
+    old = codec.response_class(METADATA, 0)  # no cluster_id, controller_id or throttle_time in v0
+    answer = codec.downgrade(old, brokers=(), topics=(), cluster_id="c", controller_id=1)
+    assert answer == old(brokers=(), topics=())
+    with pytest.raises(codec.UnknownField, match="MetadataResponse has no field 'cluster_idd' in any version"):
+        codec.downgrade(old, brokers=(), topics=(), cluster_idd="c")
+
+
+def test_a_nested_entity_is_checked_against_every_version_of_its_api():
+    module = codec.response_module(FETCH, 4)  # log_start_offset arrived in v5
+    fields = dict(partition_index=0, error_code=ErrorCode.none, high_watermark=9, last_stable_offset=9,
+                  aborted_transactions=(), records=None)
+    assert codec.entity(module, "PartitionData", log_start_offset=7, **fields).partition_index == 0
+    with pytest.raises(codec.UnknownField, match="log_start_ofset"):
+        codec.entity(module, "PartitionData", log_start_ofset=7, **fields)
+
+
+def test_an_error_answer_carries_the_code_where_the_answer_has_one():
+    assert codec.error_answer(codec.response_class(12, 4), ErrorCode.illegal_sasl_state).error_code == (
+        ErrorCode.illegal_sasl_state)
+    assert codec.error_answer(codec.response_class(METADATA, 12), ErrorCode.illegal_sasl_state).topics == ()

@@ -1,0 +1,78 @@
+"""Handlers are declared as typed objects, and a handler module that misspells a hook fails
+at registration (it used to be ignored: dispatch looked hooks up with getattr and a default)."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+from kio.schema.heartbeat.v3.request import HeartbeatRequest as HeartbeatV3
+
+from minikafka.errors import ErrorCode
+from minikafka.handlers import registry
+from minikafka.handlers.registry import Handler, RegistrationError, check, check_module, check_request_type
+from minikafka.protocol.apis import API_TABLE
+
+
+def fake_module(**functions) -> types.ModuleType:
+    module = types.ModuleType("minikafka.handlers.fake")
+
+    async def handle(ctx, request):
+        return None
+
+    module.handle = handle
+    for name, function in functions.items():
+        setattr(module, name, function)
+    return module
+
+
+def error_response(ctx, request, code: ErrorCode):
+    return None
+
+
+def test_every_api_of_the_table_has_a_handler_whose_hooks_are_its_modules():
+    assert set(registry.HANDLERS) == {api.key for api in API_TABLE}
+    check(registry.HANDLERS, {api.key for api in API_TABLE})  # what importing the registry ran
+    fetch = registry.HANDLERS[1]
+    assert fetch.upgrade is not None and fetch.error_response is not None
+    assert registry.HANDLERS[12].upgrade is None  # Heartbeat: codec.upgrade does
+
+
+def test_a_misspelt_hook_fails_registration():
+    module = fake_module(error_respons=error_response)
+    with pytest.raises(RegistrationError, match=r"fake\.error_respons looks like a misspelt error_response"):
+        check_module(module, Handler(module.handle))
+    module = fake_module(upgrdae=lambda decoded, latest: decoded)
+    with pytest.raises(RegistrationError, match="misspelt upgrade"):
+        check_module(module, Handler(module.handle))
+
+
+def test_a_hook_its_row_leaves_out_fails_registration():
+    module = fake_module(error_response=error_response)
+    with pytest.raises(RegistrationError, match="defines error_response but its handler leaves it out"):
+        check_module(module, Handler(module.handle))
+    check_module(module, Handler(module.handle, error_response=module.error_response))
+
+
+def test_a_table_missing_an_api_fails_registration():
+    partial = {k: v for k, v in registry.HANDLERS.items() if k != 3}
+    with pytest.raises(RegistrationError, match=r"\[3\]"):
+        check(partial, {api.key for api in API_TABLE})
+
+
+def test_a_synchronous_handle_fails_registration():
+    module = fake_module()
+    module.handle = lambda ctx, request: None
+    with pytest.raises(RegistrationError, match="async"):
+        check_module(module, Handler(module.handle))
+
+
+async def handle_an_old_heartbeat(ctx, request: HeartbeatV3) -> None:
+    return None
+
+
+def test_a_handle_annotated_with_another_class_than_dispatch_gives_fails_registration():
+    with pytest.raises(RegistrationError, match=r"heartbeat\.v4\.request\.HeartbeatRequest"):
+        check_request_type(12, Handler(handle_an_old_heartbeat))
+    check_request_type(12, registry.HANDLERS[12])
+    check_request_type(1, registry.HANDLERS[1])  # Fetch: a union, v13+ by id and older by name
