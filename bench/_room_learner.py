@@ -7,7 +7,9 @@ Each operation's latency goes into ``Recorder`` (seconds), each failure into its
 
 from __future__ import annotations
 
+import logging
 import random
+import re
 import threading
 import time
 from collections import defaultdict
@@ -43,6 +45,23 @@ class Recorder:
         return result
 
 
+class RoundTrips(logging.Handler):
+    """The broker's part of a join, from librdkafka's own protocol log (``debug=protocol``): the
+    round-trip times of the group requests it sent until the member got its partitions
+    (JoinGroup and SyncGroup, or ConsumerGroupHeartbeat). The client's own steps in between
+    (connecting to the coordinator, its timers) are left out."""
+
+    PATTERN = re.compile(r"Received (JoinGroup|SyncGroup|ConsumerGroupHeartbeat)Response .* rtt ([0-9.]+)ms")
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.total_ms, self.counting = 0.0, True
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.counting and (found := self.PATTERN.search(record.getMessage())):
+            self.total_ms += float(found.group(2))
+
+
 class Member(threading.Thread):
     """A group consumer polling in its own thread (as a notebook's loop would); ``owned`` is its
     current assignment."""
@@ -53,6 +72,13 @@ class Member(threading.Thread):
         from confluent_kafka import Consumer
         self.rec, self.owned, self.halt = rec, frozenset(), threading.Event()
         self.incremental = conf["group.protocol"] == "consumer"
+        self.trips: RoundTrips | None = None
+        if conf.pop("round_trips", False):
+            self.trips = RoundTrips()
+            logger = logging.getLogger(f"room.{id(self)}")
+            logger.propagate, logger.level = False, logging.DEBUG
+            logger.addHandler(self.trips)
+            conf = {**conf, "debug": "protocol", "logger": logger, "log_level": 7}
         self.consumer = Consumer(conf)
         # the callbacks, not assignment() after poll: poll serves a rebalance and goes on waiting
         self.consumer.subscribe([topic], on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._revoked)
@@ -60,6 +86,10 @@ class Member(threading.Thread):
 
     def _assigned(self, consumer, partitions) -> None:
         got = frozenset(tp.partition for tp in partitions)
+        if self.trips is not None and got and self.trips.counting:
+            self.trips.counting = False
+            self.rec.add(f"join, broker's part ({'consumer' if self.incremental else 'classic'})",
+                         self.trips.total_ms / 1000)
         self.owned = self.owned | got if self.incremental else got
 
     def _revoked(self, consumer, partitions) -> None:
@@ -103,7 +133,7 @@ class Learner:
         from confluent_kafka import Producer
         from confluent_kafka.admin import AdminClient
         self.admin = AdminClient(self._base())
-        self.create_topic(self.topic)
+        self.create_topic(self.topic, "create_topic (a new admin client)")
         self.producer = Producer({**self._base(), "enable.idempotence": True, "acks": "all"})
         self.txn = Producer({**self._base(), "transactional.id": f"{self.name}-txn"})
         self.rec.timed("init_transactions", self.txn.init_transactions, 30)
@@ -125,10 +155,10 @@ class Learner:
             return None
         return consumer
 
-    def create_topic(self, topic: str) -> None:
+    def create_topic(self, topic: str, op: str = "create_topic") -> None:
         from confluent_kafka.admin import NewTopic
         futures = self.admin.create_topics([NewTopic(topic, self.PARTITIONS, 1)], operation_timeout=30)
-        self.rec.timed("create_topic", futures[topic].result, 30)
+        self.rec.timed(op, futures[topic].result, 30)
 
     # the cells
     def cell(self) -> None:
@@ -212,6 +242,8 @@ class Learner:
                 "auto.offset.reset": "earliest", "enable.partition.eof": False}
         if self.protocol == "classic":
             conf.update({"heartbeat.interval.ms": 1000, "session.timeout.ms": 10000})
+        if op == "join":
+            conf["round_trips"] = True
         start = time.perf_counter()
         self.members.append(Member(self.rec, conf, self.topic))
         self._settle(op, start)
