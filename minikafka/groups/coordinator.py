@@ -54,6 +54,7 @@ class GroupCoordinator:
         self.loaded: set[int] = set()  # __consumer_offsets partitions replayed into memory
         self.txn_offsets: dict[int, dict[int, list]] = {}  # partition -> producer id -> [(group, offset)]
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
+        self._wake_at = float("-inf")  # when the timer task plans to wake (it is awake before the first sleep)
         self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist)
 
     def load_led_partitions(self) -> None:
@@ -273,7 +274,8 @@ class GroupCoordinator:
         self._owned(group_id)
         classic = self.groups.get(group_id)
         result = self.consumer_groups.heartbeat(group_id, hb, self.clock(), len(classic.members) if classic else 0)
-        self._ring()  # session and rebalance deadlines moved
+        group = self.consumer_groups.groups.get(group_id)
+        self._ring(group.next_deadline() if group is not None else None)  # session and rebalance deadlines moved
         return result
 
     def consumer_describe(self, group_id: str):
@@ -424,14 +426,20 @@ class GroupCoordinator:
     async def _sleep(self, seconds: float) -> None:
         loop = asyncio.get_running_loop()
         self._alarm = loop.create_future()
+        self._wake_at = self.clock() + seconds
         timer = loop.call_later(seconds, self._ring)
         try:
             await self._alarm
         finally:
             timer.cancel()
 
-    def _ring(self) -> None:
-        """Deadlines may have changed: let the timer task recompute when to wake."""
+    def _ring(self, deadline: float | None = None) -> None:
+        """Deadlines may have changed: let the timer task recompute when to wake. Given the one
+        deadline that changed, only if it comes before the wake already planned: a heartbeat
+        pushes its member's deadline later, and recomputing every group's deadlines for each
+        heartbeat is the coordinator's largest cost in a room of a hundred learners."""
+        if deadline is not None and deadline >= self._wake_at:
+            return
         if self._alarm is not None and not self._alarm.done():
             self._alarm.set_result(None)
 
