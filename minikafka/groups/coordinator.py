@@ -421,13 +421,13 @@ class GroupCoordinator:
                 log.exception("group coordinator timer failed")
             deadline = self.next_deadline()
             wake_at = min(now + MAX_IDLE_S if deadline is None else deadline, next_expiry, now + MAX_IDLE_S)
-            await self._sleep(max(0.0, wake_at - self.clock()) + 0.001)
+            await self._sleep_until(wake_at)
 
-    async def _sleep(self, seconds: float) -> None:
+    async def _sleep_until(self, wake_at: float) -> None:
         loop = asyncio.get_running_loop()
         self._alarm = loop.create_future()
-        self._wake_at = self.clock() + seconds
-        timer = loop.call_later(seconds, self._ring)
+        self._wake_at = wake_at  # the deadline itself: a group whose deadline is this one need not ring
+        timer = loop.call_later(max(0.0, wake_at - self.clock()) + 0.001, self._ring)
         try:
             await self._alarm
         finally:
