@@ -63,15 +63,17 @@ def fill(bootstrap: str, topics: list[str], records: int) -> dict[tuple[str, int
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
                          "linger.ms": 20, "batch.size": 1 << 20, "queue.buffering.max.kbytes": 1 << 20})
     value = os.urandom(VALUE)
-    for i in range(records):
+    per_topic = records // len(topics)
+    for i in range(per_topic * len(topics)):  # a learner's records come together: batches fill up
         while True:
             try:
-                producer.produce(topics[i % len(topics)], key=b"k%d" % i, value=value, on_delivery=delivered)
+                producer.produce(topics[i // per_topic], key=b"k%d" % i, value=value, on_delivery=delivered)
                 break
             except BufferError:
                 producer.poll(0.05)
         if i % 10000 == 0:
             producer.poll(0)
+    records = per_topic * len(topics)
     producer.flush(300)
     print(f"produced {records:,} records of {VALUE} B; acknowledged {sum(map(len, acked.values())):,}, "
           f"failed {failed}")
