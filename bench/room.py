@@ -81,7 +81,7 @@ class BrokerWatch(threading.Thread):
 
     def __init__(self, pid: int | None):
         super().__init__(daemon=True)
-        self.pid, self.peak_rss, self.halt = pid, 0, threading.Event()
+        self.pid, self.peak_rss, self.peak_cpu, self.halt = pid, 0, 0.0, threading.Event()
         self.cpu0 = self.cpu() if pid else 0.0
         self.t0 = time.monotonic()
 
@@ -116,14 +116,18 @@ class BrokerWatch(threading.Thread):
         return total / os.sysconf("SC_CLK_TCK")
 
     def run(self) -> None:
-        while not self.halt.wait(0.5):
+        last_t, last_cpu = self.t0, self.cpu0
+        while not self.halt.wait(1.0):
+            now, cpu = time.monotonic(), self.cpu()
+            self.peak_cpu = max(self.peak_cpu, 100 * (cpu - last_cpu) / (now - last_t))
+            last_t, last_cpu = now, cpu
             self.peak_rss = max(self.peak_rss, self.rss())
 
-    def stop(self) -> tuple[float, int]:
-        """(average CPU in % of one core, peak RSS in bytes)."""
+    def stop(self) -> tuple[float, float, int]:
+        """(average CPU and busiest second's CPU, in % of one core; peak RSS in bytes)."""
         self.halt.set()
         self.peak_rss = max(self.peak_rss, self.rss())
-        return 100 * (self.cpu() - self.cpu0) / (time.monotonic() - self.t0), self.peak_rss
+        return 100 * (self.cpu() - self.cpu0) / (time.monotonic() - self.t0), self.peak_cpu, self.peak_rss
 
 
 def free_port() -> int:
@@ -199,7 +203,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-def report(samples: dict, errors: dict, cpu: float | None, rss: int | None) -> list[tuple[str, bool | None, str]]:
+def report(samples: dict, errors: dict, cpu: tuple, rss: int | None) -> list[tuple[str, bool | None, str]]:
     print(f"\n{'operation':<34}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
     for op in sorted(samples):
         values = samples[op]
@@ -208,8 +212,9 @@ def report(samples: dict, errors: dict, cpu: float | None, rss: int | None) -> l
     print(f"\nerrors: {sum(errors.values())}")
     for what, count in sorted(errors.items(), key=lambda kv: -kv[1]):
         print(f"  {count:>6}  {what}")
-    if cpu is not None:
-        print(f"broker: CPU {cpu:.0f}% of one core on average, peak RSS {rss / 2**20:.0f} MiB")
+    if cpu[0] is not None:
+        print(f"broker: CPU {cpu[0]:.0f}% of one core on average, {cpu[1]:.0f}% in its busiest second; "
+              f"peak RSS {rss / 2**20:.0f} MiB")
     joins = [v for op, vs in samples.items() if op.startswith("join, broker's part") for v in vs]
     produce = samples.get("produce", [])
     return [
@@ -304,12 +309,12 @@ def run_room(args, bootstrap: str, procs: int, pid: int | None):
         notes.update(n)
     for w in workers:
         w.join(30)
-    cpu, rss = watch.stop() if watch else (None, None)
+    cpu, peak_cpu, rss = watch.stop() if watch else (None, None, None)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     share = 100 * (used.ru_utime + used.ru_stime) / (time.time() - start_at + 1 + args.learners / 20)
     notes.add(f"the learners' own processes used {share:.0f}%"
               f" of one core on average (niced by {args.nice})")
-    return samples, errors, sorted(notes), cpu, rss
+    return samples, errors, sorted(notes), (cpu, peak_cpu), rss
 
 
 if __name__ == "__main__":
