@@ -9,12 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.slow  # about 10 s: a broker, two learners' clients, their groups closing
 def test_a_tiny_room_reports_operations_and_no_error():
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "room.py"), "--learners", "2", "--seconds", "4",
-                          "--burst-every", "2", "--think", "0.5"], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "room.py"), "--learners", "2", "--seconds", "3",
+                          "--burst-every", "1", "--think", "0.3"], capture_output=True, text=True, timeout=120)
     out = run.stdout
     counts = dict(re.findall(r"^(produce|create_topic \(a new admin client\)|init_transactions)\s+(\d+)", out, re.M))
     assert set(counts) == {"produce", "create_topic (a new admin client)", "init_transactions"}, out + run.stderr
