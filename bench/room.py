@@ -32,9 +32,11 @@ Targets (printed PASS/FAIL, exit status 1 on a FAIL): no error, produce p99 and 
 from __future__ import annotations
 
 import argparse
+import glob
 import multiprocessing
 import os
 import resource
+import shutil
 import socket
 import statistics
 import struct
@@ -162,7 +164,7 @@ def start_broker(args) -> tuple[subprocess.Popen, str, str]:
             except OSError:
                 time.sleep(0.05)
         raise SystemExit("tansu did not start listening")
-    data = tempfile.mkdtemp(prefix="mk-room-")
+    data = tempfile.mkdtemp(prefix=f"mk-room-{os.getpid()}-")
     store = ["--in-memory"] if args.in_memory else ["--data-dir", data]
     proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", "--port", "0",
                              "--brokers", str(args.brokers), *store, "--log-level", "WARNING",
@@ -267,6 +269,8 @@ def main() -> int:
         if proc is not None:
             proc.terminate()
             proc.wait(20)
+            for data in glob.glob(f"{tempfile.gettempdir()}/mk-room-{os.getpid()}-*"):
+                shutil.rmtree(data, ignore_errors=True)
     for note in notes:
         print(f"note: {note}")
     results = report(samples, errors, cpu, rss)
