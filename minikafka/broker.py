@@ -233,10 +233,12 @@ class Broker:
     def _place(self, topic: str, index: int) -> Path | None:
         if self.log_dirs is None:
             return None
-        load: dict[Path, int] = {}
-        for part in self.partitions.values():
-            if part.log.directory is not None:
-                load[part.log.directory.parent] = load.get(part.log.directory.parent, 0) + 1
+        def load() -> dict[Path, int]:
+            count: dict[Path, int] = {}
+            for part in self.partitions.values():
+                if part.log.directory is not None:
+                    count[part.log.directory.parent] = count.get(part.log.directory.parent, 0) + 1
+            return count
         return self.log_dirs.place(topic, index, load, self.preferred_log_dirs.pop((topic, index), None))
 
     def alter_replica_log_dir(self, topic: str, index: int, path: str) -> None:

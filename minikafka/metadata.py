@@ -95,6 +95,7 @@ class ClusterMetadata:
         self.controller_id = -1
         self.topics: dict[str, TopicInfo] = {}
         self._collisions: dict[str, str] = {}  # collision_key(name) -> name
+        self._names_by_id: dict[str, str] = {}  # topic id -> name: requests name topics by id (Fetch 13+)
         self.brokers: dict[int, tuple[str, int]] = {}  # live brokers: id -> (host, port)
         self.racks: dict[int, str | None] = {}  # broker.rack of each broker (KIP-392)
         self.listener_endpoints: dict[str, dict[int, tuple[str, int]]] = {}  # listener name -> id -> address
@@ -330,11 +331,13 @@ class ClusterMetadata:
             self._drop_topic(topic.name)
         self.topics[topic.name] = topic
         self._collisions[collision_key(topic.name)] = topic.name
+        self._names_by_id[topic.topic_id] = topic.name
 
     def _drop_topic(self, name: str) -> TopicInfo | None:
         topic = self.topics.pop(name, None)
         if topic is not None:
             self._collisions.pop(collision_key(name), None)
+            self._names_by_id.pop(topic.topic_id, None)
         return topic
 
     def add_topic(self, topic: TopicInfo) -> None:
@@ -349,4 +352,7 @@ class ClusterMetadata:
         return topic
 
     def topic_by_id(self, topic_id: str) -> TopicInfo | None:
-        return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
+        topic = self.topics.get(self._names_by_id.get(topic_id, ""))
+        if topic is not None and topic.topic_id == topic_id:
+            return topic
+        return next((t for t in self.topics.values() if t.topic_id == topic_id), None)  # not indexed: look

@@ -54,6 +54,7 @@ class GroupCoordinator:
         self.loaded: set[int] = set()  # __consumer_offsets partitions replayed into memory
         self.txn_offsets: dict[int, dict[int, list]] = {}  # partition -> producer id -> [(group, offset)]
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
+        self._wake_at = float("-inf")  # when the timer task plans to wake (it is awake before the first sleep)
         self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist)
 
     def load_led_partitions(self) -> None:
@@ -273,7 +274,8 @@ class GroupCoordinator:
         self._owned(group_id)
         classic = self.groups.get(group_id)
         result = self.consumer_groups.heartbeat(group_id, hb, self.clock(), len(classic.members) if classic else 0)
-        self._ring()  # session and rebalance deadlines moved
+        group = self.consumer_groups.groups.get(group_id)
+        self._ring(group.next_deadline() if group is not None else None)  # session and rebalance deadlines moved
         return result
 
     def consumer_describe(self, group_id: str):
@@ -419,19 +421,25 @@ class GroupCoordinator:
                 log.exception("group coordinator timer failed")
             deadline = self.next_deadline()
             wake_at = min(now + MAX_IDLE_S if deadline is None else deadline, next_expiry, now + MAX_IDLE_S)
-            await self._sleep(max(0.0, wake_at - self.clock()) + 0.001)
+            await self._sleep_until(wake_at)
 
-    async def _sleep(self, seconds: float) -> None:
+    async def _sleep_until(self, wake_at: float) -> None:
         loop = asyncio.get_running_loop()
         self._alarm = loop.create_future()
-        timer = loop.call_later(seconds, self._ring)
+        self._wake_at = wake_at  # the deadline itself: a group whose deadline is this one need not ring
+        timer = loop.call_later(max(0.0, wake_at - self.clock()) + 0.001, self._ring)
         try:
             await self._alarm
         finally:
             timer.cancel()
 
-    def _ring(self) -> None:
-        """Deadlines may have changed: let the timer task recompute when to wake."""
+    def _ring(self, deadline: float | None = None) -> None:
+        """Deadlines may have changed: let the timer task recompute when to wake. Given the one
+        deadline that changed, only if it comes before the wake already planned: a heartbeat
+        pushes its member's deadline later, and recomputing every group's deadlines for each
+        heartbeat is the coordinator's largest cost in a room of a hundred learners."""
+        if deadline is not None and deadline >= self._wake_at:
+            return
         if self._alarm is not None and not self._alarm.done():
             self._alarm.set_result(None)
 

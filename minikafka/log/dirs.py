@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,13 +91,23 @@ class LogDirs:
         name = f"{topic}-{index}"
         return next((r / name for r in self.online if (r / name).is_dir()), None)
 
-    def place(self, topic: str, index: int, load: dict[Path, int], preferred: Path | None = None) -> Path:
+    def place(self, topic: str, index: int, load: Callable[[], dict[Path, int]],
+              preferred: Path | None = None) -> Path:
         """Where a replica lives: its existing directory, else the preferred one (an
-        AlterReplicaLogDirs that came before the replica), else the least loaded."""
+        AlterReplicaLogDirs that came before the replica), else the least loaded. ``load``
+        (replicas per directory) is counted only when there is a choice to make: counting
+        visits every replica of the broker, too much to do for each new partition."""
         found = self.find(topic, index)
         if found is not None:
             return found
-        root = preferred if preferred in self.online else min(self.online, key=lambda r: load.get(r, 0))
+        online = self.online
+        if preferred in online:
+            root = preferred
+        elif len(online) == 1:
+            root = online[0]
+        else:
+            counts = load()
+            root = min(online, key=lambda r: counts.get(r, 0))
         return root / f"{topic}-{index}"
 
     def lookup(self, path: str) -> Path:
