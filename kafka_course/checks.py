@@ -21,7 +21,7 @@ the failed sentences too, for tests and logs that only see the exception.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from .i18n import _
 
@@ -98,7 +98,7 @@ class Report:
         return _("{passed} of {total} passed, {rest}.").format(
             passed=len(self.passed), total=plural(self.total, _("check"), _("checks")), rest=_(" and ").join(parts))
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         if exc is not None and not isinstance(exc, CheckFailed):
             self.check(False, "", _("The check stopped early: {error}: {message}").format(
                 error=type(exc).__name__, message=exc))

@@ -77,7 +77,9 @@ def catalog(lang: str) -> dict[str, str]:
     from babel.messages.pofile import read_po
     with path.open("rb") as f:
         messages = read_po(f)
-    return {m.id: m.string for m in messages if m.id and m.string and not m.fuzzy}
+    # A plural entry's id and string are tuples; the package's sentences have none, so only str pairs count.
+    return {m.id: m.string for m in messages
+            if isinstance(m.id, str) and isinstance(m.string, str) and m.id and m.string and not m.fuzzy}
 
 
 def _(text: str) -> str:

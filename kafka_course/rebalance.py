@@ -144,7 +144,7 @@ def _until(condition, timeout: float, what: str) -> None:
 def join_round(protocol: str, heartbeat_ms: int, *, bootstrap: str | None = None, timeout: float = 60) -> Round:
     """Two members of a fresh group read six partitions; a third joins. Measure the pauses."""
     bootstrap = bootstrap or current_bootstrap()
-    settings = dict(PROTOCOLS[protocol])
+    settings: dict[str, str | int] = dict(PROTOCOLS[protocol])
     if "group.protocol" not in settings:  # the classic members heartbeat as often as KIP-848's do
         settings |= {"heartbeat.interval.ms": heartbeat_ms, "session.timeout.ms": max(6000, 10 * heartbeat_ms)}
     topic, group = new_topic("pause", partitions=PARTITIONS, bootstrap=bootstrap), f"pause-{uuid.uuid4().hex[:6]}"

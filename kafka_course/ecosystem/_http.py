@@ -30,6 +30,7 @@ class JsonServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's address: (host, port), the host a str
         return f"http://{host}:{port}"
 
     def start(self) -> "JsonServer":

@@ -142,7 +142,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
     with Report(_("Lab 05 · surviving a broker failure")) as report:
         ok, topic = report.attempt(_create, new_topic, topic_settings, servers, what=_("Creating your topic"))
         if not ok:
-            return _not_run(report, _("the topic could not be created"))
+            _not_run(report, _("the topic could not be created"))
+            return None
         settings = {"bootstrap.servers": servers, "partitioner": "murmur2_random", "linger.ms": 5,
                     "message.timeout.ms": 60_000, **producer_settings}
         try:
@@ -150,7 +151,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
         except KafkaException as e:
             report.check(False, "", _("These producer settings are refused by the client: {error}").format(
                 error=e.args[0].str()))
-            return _not_run(report, _("the producer could not be created"))
+            _not_run(report, _("the producer could not be created"))
+            return None
         trial = Trial(topic)
         script = FailureScript(cluster(servers), topic, seconds, lambda text: print(f"  {trial.now():5.1f}s  {text}"),
                                pending=trial.pending)

@@ -134,7 +134,8 @@ def _overrides(lab: Lab, topic: str) -> dict[str, str]:
 def _check_audit(report: Report, lab: Lab, topics: dict) -> None:
     info = topics.get(lab.audit)
     if not report.check(info is not None, _("the topic {topic} exists").format(topic=lab.audit),
-                        _("there is no topic {topic}: create it with the topics tool.").format(topic=lab.audit)):
+                        _("there is no topic {topic}: create it with the topics tool.").format(topic=lab.audit)) \
+            or info is None:
         return
     count = len(info.partitions)
     report.check(count == AUDIT_PARTITIONS,

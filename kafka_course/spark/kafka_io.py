@@ -155,7 +155,12 @@ class _Rows:
         self._reset()
 
     def _reset(self) -> None:
-        self.keys, self.values, self.offsets, self.times, self.types, self.headers = [], [], [], [], [], []
+        self.keys: list[bytes | None] = []
+        self.values: list[bytes | None] = []
+        self.offsets: list[int | None] = []
+        self.times: list[int | None] = []
+        self.types: list[int] = []
+        self.headers: list[list[dict[str, str | bytes | None]]] = []
 
     def __len__(self) -> int:
         return len(self.offsets)

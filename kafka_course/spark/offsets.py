@@ -74,6 +74,8 @@ def resolve(spec: str | Offsets, earliest: Offsets, latest: Offsets, *, what: st
         return dict(earliest)
     if spec == "latest":
         return dict(latest)
+    if isinstance(spec, str):
+        raise ValueError(f'{what} must be "earliest", "latest" or per-partition offsets, not {spec!r}.')
     unknown = sorted(set(spec) - set(latest))
     if unknown:
         names = ", ".join(f"{t}-{p}" for t, p in unknown)

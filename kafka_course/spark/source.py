@@ -23,6 +23,7 @@ logged range, so every record is read once per batch and no record is skipped.
 from __future__ import annotations
 
 import logging
+from typing import Iterator
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
@@ -90,7 +91,8 @@ class _RangeReader:
             self._query = OffsetQuery(self.options)
         return self._query
 
-    def read(self, partition: RangePartition):
+    def read(self, partition: InputPartition) -> Iterator:
+        assert isinstance(partition, RangePartition), partition  # Spark hands back the partitions made here
         from pyspark.sql.pandas.types import to_arrow_schema
         arrow_schema = to_arrow_schema(self.schema, timezone="UTC")
         return read_range(partition.range, self.options, arrow_schema)

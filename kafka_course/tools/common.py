@@ -54,7 +54,7 @@ def describe_client_error(exc: BaseException) -> str:
     """A sentence for an error raised by confluent-kafka or kafka-python."""
     err = exc.args[0] if exc.args else None
     code = getattr(err, "code", None)
-    if callable(code):  # confluent_kafka.KafkaError
+    if err is not None and callable(code):  # confluent_kafka.KafkaError
         value, text = code(), err.str()
         if value >= 0:
             return f"{explain(value)} ({text})"

@@ -28,6 +28,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from ...client_logs import quiet
 from . import converters, plugins, transforms
+from .._kafka import position
 from .data import ConnectRecord
 from .storage import offset_key
 from .tasks import TASKS
@@ -39,9 +40,12 @@ class TaskRunner:
     def __init__(self, connector: str, task_id: int, config: dict[str, str], worker: Any, on_status: StatusListener):
         self.connector, self.id, self.config, self.worker = connector, task_id, config, worker
         self.on_status = on_status
-        self.state, self.trace, self.started = "UNASSIGNED", None, False
+        self.state, self.started = "UNASSIGNED", False
+        self.trace: str | None = None
         self.stopping, self.paused = threading.Event(), threading.Event()
-        self.task = TASKS[plugins.find(config["connector.class"]).class_name]()
+        plugin = plugins.find(config["connector.class"])
+        assert plugin is not None, config["connector.class"]  # the worker runs only connectors of a known plugin
+        self.task = TASKS[plugin.class_name]()
         self.transforms = transforms.chain(config)
         self.key_converter = self._converter("key")
         self.value_converter = self._converter("value")
@@ -95,9 +99,10 @@ class TaskRunner:
 
     def transform(self, record: ConnectRecord) -> ConnectRecord | None:
         for t in self.transforms:
-            record = t.apply(record)
-            if record is None:
+            applied = t.apply(record)
+            if applied is None:
                 return None
+            record = applied
         return record
 
     # what each kind of task does
@@ -180,7 +185,9 @@ class SinkRunner(TaskRunner):
             record = self._record(msg)
             if record is not None:
                 records.append(record)
-            self.positions[(msg.topic(), msg.partition())] = msg.offset() + 1
+            topic, (partition, offset) = msg.topic(), position(msg)
+            assert topic is not None  # a record names its topic
+            self.positions[(topic, partition)] = offset + 1
         if records:
             self.task.put(records)
 
@@ -194,7 +201,7 @@ class SinkRunner(TaskRunner):
         except Exception:  # noqa: BLE001 - errors.tolerance decides
             if not self.tolerate:
                 raise
-            if self.dlq is not None:
+            if self.dlq is not None and self.dead_letters is not None:  # the one is made when the other is set
                 self.dlq.produce(self.dead_letters, msg.value(), msg.key())
                 self.dlq.flush(10)
             return None
@@ -212,8 +219,9 @@ class SinkRunner(TaskRunner):
             self.consumer.close()
         if self.started:
             self.task.stop()
-        if getattr(self, "dlq", None) is not None:
-            self.dlq.flush(5)
+        dlq = getattr(self, "dlq", None)
+        if dlq is not None:
+            dlq.flush(5)
 
 
 def runner_for(plugin_type: str) -> type[TaskRunner]:

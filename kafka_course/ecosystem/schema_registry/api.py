@@ -161,8 +161,8 @@ class RegistryApi:
 
     @route("PUT", "/config")
     def set_global_config(self, query, body):
-        level = (body or {}).get("compatibility")
-        self.write(self.store.plan_config(None, level or ""))
+        level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
+        self.write(self.store.plan_config(None, level))
         return {"compatibility": level.upper()}
 
     @route("GET", "/config/([^/]+)")
@@ -175,8 +175,8 @@ class RegistryApi:
 
     @route("PUT", "/config/([^/]+)")
     def set_subject_config(self, subject, query, body):
-        level = (body or {}).get("compatibility")
-        self.write(self.store.plan_config(subject, level or ""))
+        level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
+        self.write(self.store.plan_config(subject, level))
         return {"compatibility": level.upper()}
 
     @route("DELETE", "/config/([^/]+)")

@@ -65,6 +65,7 @@ class SchemaStore:
     def apply(self, key: dict, value: dict | None) -> None:
         kind, subject = key.get("keytype"), key.get("subject")
         if kind == "SCHEMA":
+            assert subject is not None, key  # the registry writes a subject into every schema record's key
             versions = self.subjects.setdefault(subject, {})
             if value is None:
                 versions.pop(key["version"], None)
@@ -79,6 +80,7 @@ class SchemaStore:
             else:
                 self.configs[subject] = value["compatibilityLevel"]
         elif kind == "DELETE_SUBJECT" and value is not None:
+            assert subject is not None, key  # and into every subject deletion's
             versions = self.subjects.get(subject, {})
             for v in [v for v in versions.values() if v.version <= value["version"]]:
                 versions[v.version] = replace(v, deleted=True)
