@@ -21,7 +21,8 @@ the failed sentences too, for tests and logs that only see the exception.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from .i18n import _
 
@@ -57,7 +58,7 @@ class Report:
         self.failed: list[str] = []
         self.skipped: list[str] = []
 
-    def __enter__(self) -> "Report":
+    def __enter__(self) -> Report:
         print(self.title)
         return self
 

@@ -20,7 +20,8 @@ import atexit
 import logging
 import os
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from minikafka import Cluster
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .i18n import _
 

@@ -19,7 +19,7 @@ Adding a language is a new catalog.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "N_", "_", "language", "set_language"]
@@ -68,7 +68,7 @@ def language() -> str:
     return "en"
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, str]:
     """English -> ``lang`` for every translated, non-fuzzy entry of the language's catalog."""
     path = LOCALES / f"{lang}.po"

@@ -8,7 +8,8 @@ functions draw such a table, so the diagram can never disagree with the code.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .handle import cluster
 from .views import new_figure

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 import time
-from typing import Any, Iterable, Mapping, cast
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 import matplotlib
 from matplotlib.colors import ListedColormap

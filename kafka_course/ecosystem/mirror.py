@@ -65,7 +65,7 @@ class OffsetSync:
                 struct.pack(">qq", self.upstream, self.downstream))
 
     @classmethod
-    def parse(cls, key: bytes, value: bytes) -> "OffsetSync":
+    def parse(cls, key: bytes, value: bytes) -> OffsetSync:
         topic, at = _read_string(key, 0)
         return cls(topic, struct.unpack_from(">i", key, at)[0], *struct.unpack(">qq", value))
 
@@ -84,7 +84,7 @@ class Checkpoint:
         return key, struct.pack(">hqq", 0, self.upstream, self.downstream) + _string(self.metadata)  # version 0
 
     @classmethod
-    def parse(cls, key: bytes, value: bytes) -> "Checkpoint":
+    def parse(cls, key: bytes, value: bytes) -> Checkpoint:
         group, at = _read_string(key, 0)
         topic, at = _read_string(key, at)
         _version, upstream, downstream = struct.unpack_from(">hqq", value, 0)

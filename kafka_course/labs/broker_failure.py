@@ -24,6 +24,7 @@ batches twice. The sentences use the settings only to point at the likely cause.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import Counter
@@ -105,7 +106,7 @@ class _Writer:
                 return
             self.producer.poll(0.002)
 
-    def __enter__(self) -> "_Writer":
+    def __enter__(self) -> _Writer:
         self._thread.start()
         return self
 
@@ -178,10 +179,8 @@ def _not_run(report: Report, why: str) -> None:
 def _forget(topic: str, servers: str) -> None:
     """Delete the check's topic: every run makes a new one, and the brokers need not keep them."""
     from ..clients import delete_topic
-    try:
+    with contextlib.suppress(Exception):  # a topic left behind does no harm
         delete_topic(topic, bootstrap=servers)
-    except Exception:  # noqa: BLE001 - a topic left behind does no harm
-        pass
 
 
 def _min_insync(servers: str, topic: str) -> str:

@@ -31,8 +31,9 @@ import json
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan, read_topic, transform
@@ -131,7 +132,7 @@ class Lab:
         from ..clients import lag
         return sum(lag(self.group, self.input, bootstrap=self.bootstrap).values()) == 0
 
-    def run(self, worker: Callable[[Any, Any, "Lab"], Any], consumer_settings: dict[str, Any],
+    def run(self, worker: Callable[[Any, Any, Lab], Any], consumer_settings: dict[str, Any],
             producer_settings: dict[str, Any]) -> None:
         """Run ``worker`` until the input is all committed, crashing and restarting it."""
         from confluent_kafka import Consumer, Producer

@@ -35,8 +35,9 @@ import time
 import traceback
 import uuid
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan

@@ -20,9 +20,9 @@ so that a grant wider than a user's job shows wherever it reaches.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..checks import Report
 from ..i18n import _

@@ -104,7 +104,7 @@ def _commit_the_end(bootstrap: str, group: str, topic: str) -> None:
 
 
 def _minute(ms: int) -> str:
-    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc).replace(second=0, microsecond=0)
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC).replace(second=0, microsecond=0)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 

@@ -29,9 +29,10 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..checks import Report
 from ..client_logs import quiet

@@ -16,8 +16,9 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from minikafka.errors import ErrorCode, explain
 

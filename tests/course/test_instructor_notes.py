@@ -96,8 +96,8 @@ def _lesson(tmp_path: Path, *cells) -> Path:
     return path
 
 
-def _note(text: str, id: str):
-    return nbformat.v4.new_markdown_cell(text, id=id, metadata={"slideshow": {"slide_type": "notes"}})
+def _note(text: str, cell_id: str):
+    return nbformat.v4.new_markdown_cell(text, id=cell_id, metadata={"slideshow": {"slide_type": "notes"}})
 
 
 def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothing(tmp_path, monkeypatch):
@@ -122,7 +122,8 @@ def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothi
     assert [(n.id, n.after, n.text) for n in moved] == [
         ("n1", "title", "Say: one."), ("n2", "code", "Say: two."), ("n3", "code", "Say: three.")]
     assert {m.context for m in build.load(catalog) if m.id} == {"title", "part"}
-    assert [(n.id, n.text) for n in notes.read("99-test", "es")][0] == ("n1", "Di: uno.")
+    first = notes.read("99-test", "es")[0]
+    assert (first.id, first.text) == ("n1", "Di: uno.")
 
     files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert notes.migrate([path]) == []

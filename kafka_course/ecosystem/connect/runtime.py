@@ -22,7 +22,8 @@ import re
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
@@ -198,7 +199,7 @@ class SinkRunner(TaskRunner):
             record = ConnectRecord(msg.topic(), key, value, key_schema, value_schema, msg.partition(), msg.offset(),
                                    msg.timestamp()[1], tuple(msg.headers() or ()))
             return self.transform(record)
-        except Exception:  # noqa: BLE001 - errors.tolerance decides
+        except Exception:  # any failure of a record: errors.tolerance decides (re-raised unless "all")
             if not self.tolerate:
                 raise
             if self.dlq is not None and self.dead_letters is not None:  # the one is made when the other is set

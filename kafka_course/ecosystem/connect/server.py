@@ -26,7 +26,7 @@ class ConnectServer:
     def _answer(self, method, path, query, body):
         return self.api.answer(method, path, query, body)
 
-    def start(self) -> "ConnectServer":
+    def start(self) -> ConnectServer:
         self.worker.start()
         self.http.start()
         return self

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from .converters import DataException
 from .data import ConnectRecord, Field, Schema
@@ -154,7 +154,8 @@ class RegexRouter(Transform):
 
 
 class TimestampRouter(Transform):
-    JAVA_DATE = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")]
+    JAVA_DATE: ClassVar[list[tuple[str, str]]] = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
+                                                   ("mm", "%M"), ("ss", "%S")]
 
     def apply(self, record):
         fmt = self.config.get("timestamp.format", "yyyyMMdd")

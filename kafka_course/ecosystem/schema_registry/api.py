@@ -10,7 +10,8 @@ write to come back from Kafka.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote
 
 from . import errors

@@ -70,7 +70,7 @@ class SchemaRegistryServer:
     def url(self) -> str:
         return self.http.url
 
-    def start(self) -> "SchemaRegistryServer":
+    def start(self) -> SchemaRegistryServer:
         self.records_replayed = self.topic.replay(self.store)
         self.http.start()
         return self

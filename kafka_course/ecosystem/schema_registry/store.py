@@ -198,8 +198,8 @@ class SchemaStore:
             if live:
                 raise errors.subject_not_soft_deleted(subject)
             records = [(schema_key(subject, v.version), None) for v in every]
-            return records + [({"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}, None),
-                              (config_key(subject), None)], [v.version for v in every]
+            return [*records, ({"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}, None),
+                    (config_key(subject), None)], [v.version for v in every]
         if not live:
             raise errors.subject_soft_deleted(subject)
         key = {"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}
