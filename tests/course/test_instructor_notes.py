@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from slides import deck
-from translations import build, notes
+from translations import build, catalogs, notes
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -76,7 +76,7 @@ def test_the_instructor_editions_are_the_lessons_with_their_notes_as_built():
 
 
 def test_a_spanish_deck_gets_spanish_notes():
-    spanish = ROOT / "notebooks" / "es" / build.translated_name(LESSONS[2], "es")
+    spanish = ROOT / "notebooks" / "es" / catalogs.translated_name(LESSONS[2], "es")
     nb = notes.with_notes(nbformat.read(spanish, as_version=4), spanish)
     said = [c.source for c in nb.cells if notes.is_note(c)]
     assert said and all(s.startswith("**Notas para el ponente.**") for s in said)
@@ -101,8 +101,8 @@ def _note(text: str, cell_id: str):
 
 
 def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(build, "REPO", tmp_path)
-    monkeypatch.setattr(build, "HERE", tmp_path / "translations")
+    monkeypatch.setattr(catalogs, "REPO", tmp_path)
+    monkeypatch.setattr(catalogs, "HERE", tmp_path / "translations")
     monkeypatch.setattr(notes, "NOTES", tmp_path / "instructor" / "notes")
     monkeypatch.setattr(notes, "LESSONS", tmp_path / "notebooks")
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
