@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from minikafka import Cluster
+from minikafka.api import Cluster
 
 from .i18n import _
 

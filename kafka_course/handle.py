@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from minikafka import Cluster
+from minikafka.api import Cluster
 
 from .clients import admin
 from .connection import ENV_VAR, current_bootstrap, embedded_at

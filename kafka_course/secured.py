@@ -141,7 +141,7 @@ def _start_embedded() -> SecuredCluster:
     global _embedded
     if _embedded is not None:
         return _embedded
-    from minikafka import Cluster
+    from minikafka.api import Cluster
 
     from .security import make_certificates
     certs = make_certificates(tempfile.mkdtemp(prefix="course-certs-"), key_password=KEY_PASSWORD)

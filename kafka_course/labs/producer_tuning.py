@@ -119,7 +119,7 @@ def orders(n: int, seed: int = 3) -> list[bytes]:
 @contextmanager
 def _cluster() -> Iterator[Any]:
     """Three brokers, every topic on all three, acks=all needing two of them."""
-    from minikafka import Cluster
+    from minikafka.api import Cluster
     cluster = Cluster(brokers=3, config={"min.insync.replicas": 2, "group.initial.rebalance.delay.ms": 0}).start()
     try:
         yield cluster
@@ -177,7 +177,7 @@ def _bulk(cluster, settings, records: list[bytes], window: float) -> tuple[int, 
 
 def _stored(cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
     """Bytes, batches, records and compression codecs in the leaders' segment files."""
-    from minikafka.records import COMPRESSION_NAMES
+    from minikafka.api import COMPRESSION_NAMES
     size = batches = records = 0
     codecs: set[str] = set()
     for segments in cluster.segments(topic).values():
@@ -189,8 +189,7 @@ def _stored(cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
 
 
 def _batch_headers(path: str) -> list:
-    from minikafka.log.segment import scan_batches
-    from minikafka.records import BatchHeader
+    from minikafka.api import BatchHeader, scan_batches
     fd = os.open(path, os.O_RDONLY)
     try:
         return [BatchHeader.parse(batch) for _, batch in scan_batches(lambda pos, n: os.pread(fd, n, pos),

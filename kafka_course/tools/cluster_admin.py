@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from minikafka.errors import ErrorCode, explain
+from minikafka.api import ErrorCode, explain
 
 from .common import add_bootstrap, client_settings
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from minikafka.cli.common import fail, parse_pairs
-from minikafka.errors import explain
+from minikafka.api import explain, fail, parse_pairs
 
 __all__ = ["add_bootstrap", "admin", "client_settings", "describe_client_error", "fail", "parse_pairs", "table",
            "wait_all"]
@@ -28,7 +27,7 @@ def add_bootstrap(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_command_config(path: str) -> str:
-    from minikafka.config import ConfigError
+    from minikafka.api import ConfigError
 
     from .client_config import read
     try:

@@ -18,7 +18,7 @@ from kio.schema.api_versions.v0.request import ApiVersionsRequest
 from kio.serial import entity_reader, entity_writer
 from kio.static.protocol import Payload
 
-from minikafka.protocol import codec
+from minikafka.api import codec
 
 TIMEOUT = 10.0
 CLIENT_ID = b"minikafka-tools"
