@@ -16,8 +16,8 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from minikafka.log import PartitionLog  # noqa: E402
-from minikafka.records import HEADER_SIZE, Record, build_batch  # noqa: E402
+from minikafka.log import PartitionLog
+from minikafka.records import HEADER_SIZE, Record, build_batch
 
 RECORDS = 200_000
 VALUE = b"x" * 100

@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _broker import broker  # noqa: E402
+from _broker import broker
 
 PARTITIONS = 8
 

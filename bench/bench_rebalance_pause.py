@@ -25,6 +25,7 @@ here; what the protocols change is which partitions stop, and how long a newcome
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import threading
@@ -33,7 +34,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _broker import broker  # noqa: E402
+from _broker import broker
 
 PARTITIONS, EVERY_S, POLL_S = 6, 0.005, 0.05
 PROTOCOLS = {
@@ -68,7 +69,7 @@ class Member(threading.Thread):
 
     def longest_gap(self, start: float, end: float) -> float:
         times = [start] + [t for t in self.arrivals if start < t < end] + [end]
-        return max(b - a for a, b in zip(times, times[1:]))
+        return max(b - a for a, b in itertools.pairwise(times))
 
     def stop(self) -> None:
         self._stop_event.set()
@@ -115,14 +116,14 @@ def one_round(bootstrap: str, settings: dict, heartbeat_ms: int) -> tuple[list[f
             m.revoked.clear()
         joined = time.perf_counter()
         newcomer = Member(bootstrap, group, topic, settings)
-        _until(lambda: all(len(m.owned) == 2 for m in members + [newcomer]) and newcomer.arrivals, 60)
+        _until(lambda: all(len(m.owned) == 2 for m in [*members, newcomer]) and newcomer.arrivals, 60)
         end = time.perf_counter() + 1.0
         time.sleep(1.0)
         pauses = [m.longest_gap(joined, end) for m in members]
         return pauses, newcomer.arrivals[0] - joined, [sum(m.revoked) for m in members]
     finally:
         stop.set()
-        for m in members + [locals().get("newcomer")]:
+        for m in [*members, locals().get("newcomer")]:
             if m is not None:
                 m.stop()
         producer.join(10)

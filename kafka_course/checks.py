@@ -21,7 +21,8 @@ the failed sentences too, for tests and logs that only see the exception.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, Literal
 
 from .i18n import _
 
@@ -57,7 +58,7 @@ class Report:
         self.failed: list[str] = []
         self.skipped: list[str] = []
 
-    def __enter__(self) -> "Report":
+    def __enter__(self) -> Report:
         print(self.title)
         return self
 
@@ -98,7 +99,7 @@ class Report:
         return _("{passed} of {total} passed, {rest}.").format(
             passed=len(self.passed), total=plural(self.total, _("check"), _("checks")), rest=_(" and ").join(parts))
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         if exc is not None and not isinstance(exc, CheckFailed):
             self.check(False, "", _("The check stopped early: {error}: {message}").format(
                 error=type(exc).__name__, message=exc))

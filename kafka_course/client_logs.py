@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 client_log = logging.getLogger("librdkafka")
 client_log.addHandler(logging.NullHandler())  # no "last resort" printing to stderr

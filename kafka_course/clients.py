@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
@@ -85,6 +86,8 @@ def new_topic(name: str | None = None, partitions: int = 3, replication_factor: 
     would refuse ``acks=all`` writes to a single-replica topic.
     """
     topic = f"{name or 'demo'}-{uuid.uuid4().hex[:6]}" if unique else name
+    if topic is None:
+        raise ValueError("new_topic(unique=False) needs the topic's name.")
     client = admin(bootstrap)
     spec = NewTopic(topic, partitions, replication_factor, config={k: str(v) for k, v in (config or {}).items()})
     client.create_topics([spec])[topic].result(timeout)

@@ -27,7 +27,7 @@ def shell(command: str) -> ExitStatus:
     real Kafka installation, ``kafka-topics.sh`` for ``minikafka topics`` and so on). Here
     the command runs inside this Python process, so it starts at once.
     """
-    from minikafka.cli.main import main
+    from minikafka.api import main
     argv = shlex.split(command)
     if not argv or argv[0] != "minikafka":
         raise ValueError(f"shell() runs minikafka commands only, not {command!r}")

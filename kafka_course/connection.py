@@ -20,9 +20,10 @@ import atexit
 import logging
 import os
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from minikafka import Cluster
+from minikafka.api import Cluster
 
 from .i18n import _
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any
 
 from .i18n import _
 
@@ -41,7 +42,7 @@ class Caught:
 def describe(exc: BaseException) -> tuple[str, str]:
     """(error name, sentence) for an exception from confluent-kafka, kafka-python or anything else."""
     err = exc.args[0] if exc.args else None
-    if hasattr(err, "name") and hasattr(err, "str") and callable(err.str):  # confluent_kafka.KafkaError
+    if err is not None and hasattr(err, "name") and hasattr(err, "str") and callable(err.str):  # confluent's KafkaError
         return err.name(), _sentence(err.str())
     errno = getattr(type(exc), "errno", None)
     if isinstance(errno, int) and hasattr(type(exc), "message"):  # kafka.errors.BrokerResponseError
@@ -50,7 +51,8 @@ def describe(exc: BaseException) -> tuple[str, str]:
         detail = (said.group(1) or said.group(2)) if said else ""
         if not detail and " - " in str(exc):
             detail = str(exc).split(" - ", 1)[-1]
-        return type(exc).message, _sentence(detail or type(exc).description)
+        kind: Any = type(exc)  # a kafka.errors class: its message and description are class attributes
+        return kind.message, _sentence(detail or kind.description)
     return type(exc).__name__, _sentence(str(exc))
 
 

@@ -28,8 +28,8 @@ import random
 import time
 import unicodedata
 import uuid
-from datetime import datetime, timezone
-from typing import Iterator
+from collections.abc import Iterator
+from datetime import datetime, UTC
 
 # Locale -> weight: more shoppers from some countries than others, so per-country
 # counts differ in a way you can see.
@@ -75,7 +75,7 @@ class FakeUsers:
         self._start, self._interval = start, interval
         self.produced = 0
 
-    def __iter__(self) -> "FakeUsers":
+    def __iter__(self) -> FakeUsers:
         return self
 
     def __next__(self) -> dict:
@@ -128,7 +128,7 @@ def _email(first: str, last: str, number: int, domain: str) -> str:
 
 
 def _iso(epoch_seconds: float) -> str:
-    moment = datetime.fromtimestamp(epoch_seconds, tz=timezone.utc)
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -23,8 +23,9 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 
 class Crash(Exception):
@@ -125,7 +126,9 @@ def read_topic(bootstrap: str, topic: str, isolation: str = "read_committed", ti
                          "enable.partition.eof": True, "auto.offset.reset": "earliest"})
     partitions = sorted(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
     consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
-    seen, finished, deadline = [], set(), time.monotonic() + timeout
+    seen: list[Seen] = []
+    finished: set[int | None] = set()
+    deadline = time.monotonic() + timeout
     try:
         while len(finished) < len(partitions) and time.monotonic() < deadline:
             message = consumer.poll(0.2)
@@ -134,7 +137,9 @@ def read_topic(bootstrap: str, topic: str, isolation: str = "read_committed", ti
             if message.error():
                 finished.add(message.partition())  # end of partition (or an error): stop reading it
                 continue
-            seen.append(Seen(message.partition(), message.offset(), message.key(), message.value()))
+            partition, offset = message.partition(), message.offset()
+            assert partition is not None and offset is not None  # a consumed record has both
+            seen.append(Seen(partition, offset, message.key(), message.value()))
     finally:
         consumer.close()
     return sorted(seen, key=lambda s: (s.partition, s.offset))
@@ -175,7 +180,9 @@ def ctp_worker(bootstrap: str, source: str, sink: str, group: str, transactional
         quiet = 0
         producer.begin_transaction()
         for m in records:
-            producer.produce(sink, transform(m.value()), m.key())
+            value = m.value()
+            assert value is not None, "the pipeline's orders all have a value"
+            producer.produce(sink, transform(value), m.key())
         time.sleep(work_s)  # pretend the work takes a while, so a kill often lands mid-transaction
         producer.send_offsets_to_transaction(consumer.position(consumer.assignment()),
                                              consumer.consumer_group_metadata(), 30)
@@ -191,6 +198,7 @@ def ctp_command(bootstrap: str, source: str, sink: str, group: str, transactiona
 
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "ctp":
-        ctp_worker(*sys.argv[2:])
+        bootstrap, source, sink, group, transactional_id = sys.argv[2:]
+        ctp_worker(bootstrap, source, sink, group, transactional_id)
     else:
         sys.exit(f"usage: {sys.argv[0]} ctp BOOTSTRAP SOURCE SINK GROUP TRANSACTIONAL_ID")

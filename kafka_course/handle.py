@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from minikafka import Cluster
+from minikafka.api import Cluster
 
 from .clients import admin
 from .connection import ENV_VAR, current_bootstrap, embedded_at
@@ -48,7 +48,7 @@ def _sizes_hidden(topic: str, servers: str) -> LogSizesHidden:
         "keeps no log directory).").format(servers=servers, topic=topic))
 
 
-def cluster(servers: str | None = None) -> "ClusterHandle":
+def cluster(servers: str | None = None) -> ClusterHandle:
     """A handle on the cluster at ``servers``, by default the last ``bootstrap()`` call's (embedded or real)."""
     servers = servers or current_bootstrap()
     return ClusterHandle(servers, embedded_at(servers))

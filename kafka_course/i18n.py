@@ -19,7 +19,7 @@ Adding a language is a new catalog.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "N_", "_", "language", "set_language"]
@@ -68,7 +68,7 @@ def language() -> str:
     return "en"
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, str]:
     """English -> ``lang`` for every translated, non-fuzzy entry of the language's catalog."""
     path = LOCALES / f"{lang}.po"
@@ -77,7 +77,9 @@ def catalog(lang: str) -> dict[str, str]:
     from babel.messages.pofile import read_po
     with path.open("rb") as f:
         messages = read_po(f)
-    return {m.id: m.string for m in messages if m.id and m.string and not m.fuzzy}
+    # A plural entry's id and string are tuples; the package's sentences have none, so only str pairs count.
+    return {m.id: m.string for m in messages
+            if isinstance(m.id, str) and isinstance(m.string, str) and m.id and m.string and not m.fuzzy}
 
 
 def _(text: str) -> str:

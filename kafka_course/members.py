@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 
@@ -29,7 +30,7 @@ DEFAULTS = {"auto_offset_reset": "earliest", "heartbeat_interval_ms": 250, "sess
 
 
 class _Tracker(ConsumerRebalanceListener):
-    def __init__(self, member: "GroupMember"):
+    def __init__(self, member: GroupMember):
         self.member = member
 
     def on_partitions_revoked(self, revoked):
@@ -85,7 +86,7 @@ class GroupMember:
         return self._thread is not None and self._thread.is_alive()
 
     # -- life cycle ---------------------------------------------------------------------------
-    def start(self) -> "GroupMember":
+    def start(self) -> GroupMember:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=f"member-{self.name}", daemon=True)
             self._thread.start()

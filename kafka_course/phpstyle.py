@@ -41,7 +41,7 @@ class RdKafkaMessage:
     headers: dict[str, bytes] | None
 
     @classmethod
-    def from_confluent(cls, msg) -> "RdKafkaMessage":
+    def from_confluent(cls, msg) -> RdKafkaMessage:
         """Convert a ``confluent_kafka.Message`` (a record, or an event such as partition EOF)."""
         error = msg.error()
         payload = msg.value() if error is None else (error.str().encode() if error.code() < 0 else None)
@@ -59,7 +59,7 @@ class RdKafkaMessage:
         )
 
     @classmethod
-    def timed_out(cls) -> "RdKafkaMessage":
+    def timed_out(cls) -> RdKafkaMessage:
         """What a consume call that waited in vain reports (librdkafka's ``_TIMED_OUT``)."""
         return cls(RD_KAFKA_RESP_ERR__TIMED_OUT, None, -1, -1, None, None, None, -1001, None)
 

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import cast
 
 from confluent_kafka.admin import AdminClient
 
@@ -78,7 +79,8 @@ def advertised_brokers(bootstrap: str, timeout: float = 10) -> dict[int, tuple[s
     """Broker id -> advertised (host, port), from a Metadata request to the bootstrap address."""
     client = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
     metadata = client.list_topics(timeout=timeout)
-    return {b.id: (b.host, b.port) for b in metadata.brokers.values()}
+    # confluent-kafka's BrokerMetadata sets host = None in __init__, so its inferred type is None; it is a str
+    return {b.id: (cast(str, b.host), b.port) for b in metadata.brokers.values()}
 
 
 def check_advertised(brokers: dict[int, tuple[str, int]]) -> Finding:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from confluent_kafka import ShareConsumer
 
@@ -96,7 +97,7 @@ class ShareWorkers:
                  bootstrap: str | None = None):
         self.topic, self.group, self.delay = topic, group, delay
         self.bootstrap = bootstrap or current_bootstrap()
-        self.got: dict[str, list[tuple[int, int, str]]] = {name: [] for name in names}
+        self.got: dict[str, list[tuple[int | None, int | None, str]]] = {name: [] for name in names}
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._run, args=(name,), daemon=True) for name in self.got]
@@ -124,7 +125,9 @@ class ShareWorkers:
                     if message.error() is not None:
                         self.errors.append(f"{name}: {message.error()}")
                         continue
-                    self.got[name].append((message.offset(), message.delivery_count(), message.value().decode()))
+                    value = message.value()
+                    assert value is not None  # the demo's records all have a value
+                    self.got[name].append((message.offset(), message.delivery_count(), value.decode()))
                     time.sleep(self.delay)  # the work on the record
             consumer.commit_sync(10)  # accept what the last poll returned (close alone would release it)
         except Exception as e:  # noqa: BLE001 - a fatal error (e.g. share groups switched off) is shown

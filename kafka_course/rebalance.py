@@ -19,11 +19,13 @@ records; ``show_pauses()`` puts the protocols side by side.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from confluent_kafka import Consumer
 
@@ -78,7 +80,7 @@ class Member(threading.Thread):
 
     def longest_gap(self, start: float, end: float) -> float:
         times = [start] + [t for t in list(self.arrivals) if start < t < end] + [end]
-        return max(b - a for a, b in zip(times, times[1:]))
+        return max(b - a for a, b in itertools.pairwise(times))
 
     def stop(self) -> None:
         self._stop_event.set()
@@ -144,7 +146,7 @@ def _until(condition, timeout: float, what: str) -> None:
 def join_round(protocol: str, heartbeat_ms: int, *, bootstrap: str | None = None, timeout: float = 60) -> Round:
     """Two members of a fresh group read six partitions; a third joins. Measure the pauses."""
     bootstrap = bootstrap or current_bootstrap()
-    settings = dict(PROTOCOLS[protocol])
+    settings: dict[str, str | int] = dict(PROTOCOLS[protocol])
     if "group.protocol" not in settings:  # the classic members heartbeat as often as KIP-848's do
         settings |= {"heartbeat.interval.ms": heartbeat_ms, "session.timeout.ms": max(6000, 10 * heartbeat_ms)}
     topic, group = new_topic("pause", partitions=PARTITIONS, bootstrap=bootstrap), f"pause-{uuid.uuid4().hex[:6]}"
@@ -162,7 +164,7 @@ def join_round(protocol: str, heartbeat_ms: int, *, bootstrap: str | None = None
             m.revoked = 0
         newcomer = Member("newcomer", bootstrap, group, topic, settings)
         joined = time.perf_counter()
-        everyone = members + [newcomer]
+        everyone = [*members, newcomer]
         _until(lambda: all(len(m.partitions()) == 2 for m in everyone) and newcomer.arrivals, timeout,
                "the newcomer's partitions")
         settled = time.perf_counter()
@@ -189,10 +191,10 @@ def show_round(result: Round, before: float = 1.0, after: float | None = None) -
     from .views import COLOURS
     end = result.settled + 1.0 if after is None else after
     colours = {name: COLOURS[i] for i, name in enumerate(NAMES)}
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.2), sharex=True, layout="constrained",
+    _fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.2), sharex=True, layout="constrained",
                                       gridspec_kw={"height_ratios": [PARTITIONS, len(NAMES)]})
     for name, changes in result.owned.items():
-        for (start, parts), (stop, _later) in zip(changes, changes[1:] + [(end, frozenset())]):
+        for (start, parts), (stop, _later) in zip(changes, [*changes[1:], (end, frozenset())]):
             start = max(start, -before)
             for p in parts if stop > start else ():
                 top.broken_barh([(start, stop - start)], (p - 0.4, 0.8), color=colours[name])
@@ -217,7 +219,7 @@ def show_pauses(results: Iterable[Round]) -> None:
     """Per protocol: each member's longest pause, and the newcomer's wait for its first record."""
     import matplotlib.pyplot as plt
     results = list(results)
-    fig, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
+    _fig, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
     width = 0.26
     for i, r in enumerate(results):
         bars = [*(p * 1000 for p in r.pauses.values()), r.newcomer_first * 1000]

@@ -9,8 +9,9 @@ real Kafka alike.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from matplotlib.patches import Patch
 

@@ -141,7 +141,7 @@ def _start_embedded() -> SecuredCluster:
     global _embedded
     if _embedded is not None:
         return _embedded
-    from minikafka import Cluster
+    from minikafka.api import Cluster
 
     from .security import make_certificates
     certs = make_certificates(tempfile.mkdtemp(prefix="course-certs-"), key_password=KEY_PASSWORD)
@@ -226,10 +226,11 @@ def try_read(settings: dict, topic: str, group: str) -> str:
         deadline = time.monotonic() + _WAIT
         while time.monotonic() < deadline:
             msg = consumer.poll(0.2)
-            if msg is not None and msg.error() is None:
+            error = None if msg is None else msg.error()
+            if msg is not None and error is None:
                 return OK
-            if msg is not None and not msg.error().code() < 0:  # the broker's answer, not a local event
-                return _error_name(msg.error())
+            if error is not None and not error.code() < 0:  # the broker's answer, not a local event
+                return _error_name(error)
             refused = [e for e in errors if _error_name(e) in _REFUSED_LOGIN or e.code() >= 0]
             if refused:
                 return _error_name(refused[0])

@@ -53,9 +53,9 @@ class _Authority:
     cert: x509.Certificate
 
     @classmethod
-    def create(cls, days: int) -> "_Authority":
+    def create(cls, days: int) -> _Authority:
         key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         name = _name("Kafka Hands-On CA")
         cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
                 .public_key(key.public_key()).serial_number(x509.random_serial_number())
@@ -71,7 +71,7 @@ class _Authority:
     def sign(self, common_name: str, days: int, hosts: tuple[str, ...] = (),
              usage: x509.ObjectIdentifier = ExtendedKeyUsageOID.SERVER_AUTH):
         key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         builder = (x509.CertificateBuilder().subject_name(_name(common_name)).issuer_name(self.cert.subject)
                    .public_key(key.public_key()).serial_number(x509.random_serial_number())
                    .not_valid_before(now - _SKEW).not_valid_after(now + datetime.timedelta(days))

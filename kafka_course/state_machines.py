@@ -8,7 +8,8 @@ functions draw such a table, so the diagram can never disagree with the code.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .handle import cluster
 from .views import new_figure
@@ -43,7 +44,7 @@ def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: 
     bottom = min(y for _, y in where.values()) - BOX_H
     right = max(x for x, _ in where.values()) + 1.2
     arcs = {"up": 0, "down": 0}
-    drawn = []
+    drawn: list[tuple[Callable[..., None], tuple[Any, ...]]] = []  # (how to draw an edge, its arguments)
     for (src, dst), events in sorted(edges.items(), key=lambda e: abs(column[e[0][1]] - column[e[0][0]])):
         (xa, ya), (xb, yb) = where[src], where[dst]
         label = "\n".join(e.replace(" / ", " /\n") for e in events)

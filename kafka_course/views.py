@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import html
 import time
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 import matplotlib
+from matplotlib.colors import ListedColormap
 
 from .clients import lag, offsets, partitions_of
 from .i18n import _
 
-COLOURS = matplotlib.colormaps["tab10"].colors
+_TAB10 = matplotlib.colormaps["tab10"]
+assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of colours
+# matplotlib annotates .colors as any array-like; tab10's is a tuple of RGB tuples
+COLOURS = cast("tuple[tuple[float, float, float], ...]", _TAB10.colors)
 
 
 def _in_kernel() -> bool:

@@ -8,6 +8,7 @@ handshake and then noise. Notebook 08b and the TLS tests use it.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 
@@ -33,7 +34,7 @@ class WireTap:
         with self._lock:
             return [bytes(sent) for sent in self._connections]
 
-    def forward_to(self, address: str) -> "WireTap":
+    def forward_to(self, address: str) -> WireTap:
         host, port = address.split(",")[0].rsplit(":", 1)
         threading.Thread(target=self._accept, args=((host, int(port)),), daemon=True).start()
         return self
@@ -71,10 +72,8 @@ class WireTap:
         except OSError:
             pass
         for s in (source, sink):
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def close(self) -> None:
         with self._lock:
@@ -82,7 +81,7 @@ class WireTap:
         for s in still_open:
             s.close()
 
-    def __enter__(self) -> "WireTap":
+    def __enter__(self) -> WireTap:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -20,9 +20,10 @@ import shutil
 import signal
 import tempfile
 import threading
-from pathlib import Path
 from collections.abc import Coroutine
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
 from .broker import Broker
 from .config import BrokerConfig
@@ -90,7 +91,7 @@ class Cluster:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle --------------------------------------------------------------
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         if self._thread:
             return self
         ready = threading.Event()
@@ -117,7 +118,7 @@ class Cluster:
         self.run(self._stop())
         self.run(self._start())
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

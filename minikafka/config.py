@@ -9,9 +9,10 @@ read this table, so a setting is documented exactly once.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 MiB = 1024 * 1024
 
@@ -198,7 +199,7 @@ class BrokerConfig:
         for k, v in (overrides or {}).items():
             self.set(k, v)
 
-    def layered(self, *dynamic: tuple[str, Mapping[str, Any]]) -> "BrokerConfig":
+    def layered(self, *dynamic: tuple[str, Mapping[str, Any]]) -> BrokerConfig:
         """These settings seen through dynamic layers (KIP-226), most specific first: a
         broker's own dynamic values, then the cluster-wide dynamic defaults. The layers are
         live mappings, so a later change is seen at once; the static values are shared."""

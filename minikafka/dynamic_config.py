@@ -11,7 +11,8 @@ names that source (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, ...).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from .config import BROKER_SETTINGS, DYNAMIC_BROKER_SETTINGS, BrokerConfig, ConfigError, render
 

@@ -9,7 +9,7 @@ broker and leave its stored data alone.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Callable
+from collections.abc import Callable
 
 from .errors import ErrorCode
 from .protocol.apis import API_TABLE

@@ -17,8 +17,8 @@ Layout (see Kafka's "Message format" documentation)::
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import crc32c as _crc32c
 

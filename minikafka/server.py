@@ -14,7 +14,8 @@ import logging
 import socket
 import ssl
 import struct
-from typing import Any, Awaitable, Callable, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from .faults import DropConnection
 from .protocol.codec import MalformedRequest

@@ -11,6 +11,7 @@ and 4), so it needs no Python package and no browser download, only a ``chromium
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -53,7 +54,7 @@ class Chromium:
         self.width, self.height = width, height
         self._next_id, self._buffer, self._events = 0, b"", []
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         self.profile = tempfile.mkdtemp(prefix="slides-chromium-")
         to_browser, self._write = os.pipe()
         self._read, from_browser = os.pipe()
@@ -75,10 +76,8 @@ class Chromium:
         return self
 
     def __exit__(self, *exc) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing anyway
             self.call("Browser.close", timeout=5)
-        except Exception:  # noqa: BLE001 - closing anyway
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -41,14 +41,14 @@ if __name__ == "__main__" and not __package__:  # run as `python slides/build.py
     from slides.build import main
     sys.exit(main())
 
-import nbformat  # noqa: E402
-from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: E402
+import nbformat
+from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from translations import notes as speaker_notes  # noqa: E402
+from translations import notes as speaker_notes
 
-from . import deck as decks  # noqa: E402
-from . import diagrams as drawings  # noqa: E402
-from . import figures  # noqa: E402
+from . import deck as decks
+from . import diagrams as drawings
+from . import figures
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

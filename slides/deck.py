@@ -32,10 +32,10 @@ import base64
 import html
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
@@ -69,7 +69,7 @@ def N_(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(lang: str = "en") -> Callable[[str], str]:
     """English -> ``lang`` for the words a deck shows that are not from its notebook
     (every translated, non-fuzzy entry of ``translations/<lang>/slides.po``; English otherwise)."""
@@ -174,8 +174,8 @@ def _trim_fences(source: str, lang: str = "en") -> str:
                 out.append(line)
                 continue
             if len(fence) > CODE_LINES:
-                fence = fence[:CODE_LINES - 1] + [
-                    _("… {count} more lines in the notebook").format(count=len(fence) - CODE_LINES + 1)]
+                fence = [*fence[:CODE_LINES - 1],
+                         _("… {count} more lines in the notebook").format(count=len(fence) - CODE_LINES + 1)]
             out.extend(fence)
             fence = None
         if fence is not None:
@@ -190,7 +190,7 @@ def _paragraphs(text: str) -> list[str]:
     out, current, fenced = [], [], False
     for para in re.split(r"\n\s*\n", text):
         fenced ^= para.count("```") % 2 == 1
-        if current and not fenced and markdown_height("\n\n".join(current + [para])) > MAX_LINES - 3:
+        if current and not fenced and markdown_height("\n\n".join([*current, para])) > MAX_LINES - 3:
             out.append("\n\n".join(current))
             current = []
         current.append(para)

@@ -20,9 +20,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from .deck import N_
 from .svg import INK, LIGHT, MUTED, PALETTE, Canvas
@@ -66,7 +66,7 @@ def state_machine_dot(transitions: Iterable[tuple], initial, final) -> str:
     for (src, dst), names in events.items():
         label = "\\n".join(dict.fromkeys(names))
         lines.append(f'  "{src}" -> "{dst}" [label="{label}"];')
-    return "\n".join(lines + ["}"]) + "\n"
+    return "\n".join([*lines, "}"]) + "\n"
 
 
 def render_dot(source: str) -> str | None:

@@ -15,6 +15,7 @@ JVM's, log4j's and Spark's start-up and log lines, which Spark's JVM writes ther
 from __future__ import annotations
 
 import html
+import itertools
 import re
 
 WIDTH = 104  # characters of an 18.2 px monospace line in a 1280 px slide's code or output box
@@ -65,7 +66,7 @@ def cuts(text: str, width: int = WIDTH) -> list[int]:
 def wrap(text: str, width: int = WIDTH) -> list[str]:
     """A line of plain text as the lines a slide shows."""
     indent, edges = _indent(text, width), [0, *cuts(text, width), len(text)]
-    pieces = [text[a:b] for a, b in zip(edges, edges[1:])]
+    pieces = [text[a:b] for a, b in itertools.pairwise(edges)]
     return pieces[:1] + [indent + MARK + piece for piece in pieces[1:]]
 
 

@@ -1,9 +1,12 @@
 """The code's own rules, checked on every run: layer contracts, lint and types.
 
-- import-linter: the broker imports no Kafka client and nothing of the course, its
-  layers run one way, and no package has import cycles (contracts in pyproject.toml).
+- import-linter: the repository's packages run one way (tests, bench and slides,
+  translations, kafka_course, minikafka), the broker imports no Kafka client, its layers run
+  one way, the translation build's parts stand on one shared module, and no package has
+  import cycles (contracts in pyproject.toml).
 - ruff: the lint rules in pyproject.toml, over everything Python in the repository.
-- mypy: the whole broker (minikafka) type-checks, its handlers fully annotated (pyproject.toml).
+- mypy: the whole broker (minikafka) and course package (kafka_course) type-check, the broker's handlers
+  fully annotated (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -40,6 +43,6 @@ def test_ruff_finds_nothing():
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
-def test_the_broker_core_type_checks():
+def test_the_broker_and_course_type_check():
     done = run(tool("mypy"))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -51,221 +51,33 @@ labels, the diagrams' captions) come from ``translations/<lang>/slides.po``, fil
 from __future__ import annotations
 
 import argparse
-import copy
-import io
 import re
 import sys
-import tokenize
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-
-
-@dataclass(frozen=True)
-class Pair:
-    """One translated notebook: its English source, its catalog and the notebook the build writes."""
-
-    lang: str
-    source: Path
-    catalog: Path
-    output: Path
-
-    @property
-    def name(self) -> str:
-        return str(self.source.relative_to(REPO))
-
-
-def shown(path: Path) -> str:
-    """A path as messages show it: relative to the repository when it is inside it."""
-    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
-
-
-def languages() -> list[str]:
-    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and re.fullmatch(r"[a-z]{2}", p.name))
-
-
-def pairs(lang: str) -> list[Pair]:
-    """Every notebook catalog of ``lang`` (``notebooks/``, ``labs/``), with the English notebook it
-    translates and the file it builds. The documents' catalogs are ``translations.docs``'s."""
-    return pairs_for(lang, sorted(p for folder in ("notebooks", "labs") for p in (HERE / lang / folder).rglob("*.po")))
-
-
-def _docs():
-    from translations import docs  # docs builds on this module
-    return docs
-
+from . import catalogs, docs, notes
+from .catalogs import (Pair, entry_problems, languages, load, pairs, pairs_for, save, shown, translatable_cells,
+                       translated, update_units)
 
 def _other(unit):
     """The module that handles a unit that is not a notebook: a document, or a lesson's speaker notes."""
-    from translations import docs, notes  # both build on this module
     return notes if isinstance(unit, notes.Notes) else docs
-
-
-def pairs_for(lang: str, catalogs: list[Path]) -> list[Pair]:
-    root = HERE / lang
-    found = []
-    for catalog in catalogs:
-        relative = catalog.relative_to(root).with_suffix(".ipynb")
-        source = REPO / relative
-        if relative.parts[0] == "notebooks":  # notebooks/x.ipynb -> notebooks/es/x-es.ipynb (solutions/ too)
-            folder = REPO / "notebooks" / lang / Path(*relative.parts[1:-1])
-        else:  # labs/02-partitioner/lab02-partitioner.ipynb -> labs/02-partitioner/es/lab02-partitioner-es.ipynb
-            folder = source.parent / lang
-        found.append(Pair(lang, source, catalog, folder / translated_name(source, lang)))
-    return found
-
-
-def translated_name(source: Path, lang: str) -> str:
-    """``03-producers.ipynb`` -> ``03-producers-es.ipynb``: the tab of a translation names its language."""
-    return f"{source.stem}-{lang}{source.suffix}"
-
-
-_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s#]+\.ipynb)(?=[#)])")
-
-
-def point_links(text: str, folder: Path, lang: str, translations: dict[Path, Path] | None = None) -> str:
-    """Links in a translation written in ``folder`` that name a translated notebook by its English
-    file name (in the translation's folder) point at the translation instead, and a link's text
-    that shows that path shows the translation's."""
-    import os
-    if translations is None:
-        translations = translated_notebooks(lang)
-
-    def swap(link: re.Match) -> str:
-        text, written = link[1], link[2]
-        target = Path(os.path.normpath(folder / written))
-        if target not in translations:
-            return link[0]
-        path = os.path.relpath(translations[target], folder)
-        shown_as = text.replace(written, path) if written in text else text.replace(Path(written).name, Path(path).name)
-        return f"[{shown_as}]({path}"  # a link that shows its file name shows the translation's
-    return _LINK.sub(swap, text)
-
-
-def translated_notebooks(lang: str) -> dict[Path, Path]:
-    """The translation's folder with the English file name -> the translation, for every notebook of ``lang``."""
-    return {p.output.parent / p.source.name: p.output for p in pairs(lang)}
-
-
-# -- which cells a translator sees ------------------------------------------------------------------
-# Once f-string placeholders are taken out, two words with a space between them (numbers and
-# punctuation allowed around it), or a label such as "brokers:": words for a person, not a key,
-# a topic name or a format.
-_WORDS = re.compile(r"[A-Za-z]{2,}[^A-Za-z]*\s[^A-Za-z]*[A-Za-z]{2,}"  # two words
-                    r"|^[rbuRBUfF]*\W*[A-Za-z][A-Za-z -]*[A-Za-z]:\s*\W*$")  # a label
-_PLACEHOLDER = re.compile(r"{[^{}]*}")
-
-
-def needs_translation(cell) -> bool:
-    """Markdown always; code when it holds a comment or a string with words in it."""
-    if cell.cell_type == "markdown":
-        return True
-    if cell.cell_type != "code":
-        return False
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(cell.source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return True  # not plain Python (a magic): let the translator decide
-    for token in tokens:
-        if token.type == tokenize.COMMENT:
-            return True
-        if token.type in (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)) and _WORDS.search(
-                _PLACEHOLDER.sub(" ", token.string)):
-            return True
-    return False
-
-
-def _cells(path: Path):
-    nb = nbformat.read(path, as_version=4)
-    return nb, [c for c in nb.cells if needs_translation(c)]
-
-
-# -- catalogs -------------------------------------------------------------------------------------
-def load(path: Path) -> Catalog:
-    """A catalog as Babel reads it (its language comes from its own header)."""
-    with path.open("rb") as f:
-        return read_po(f)
-
-
-def save(catalog: Catalog, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out = io.BytesIO()
-    write_po(out, catalog, width=0, omit_header=False, sort_output=False, include_previous=True)
-    text = out.getvalue()
-    if path.exists():  # keep the header a catalog already has: a new date or Babel version is no change
-        old_header, _, _ = path.read_bytes().partition(b"\n\n")
-        _, _, entries = text.partition(b"\n\n")
-        text = old_header + b"\n\n" + entries
-    path.write_bytes(text)
-
-
-def previous_ids(path: Path) -> dict[str, str]:
-    """Context -> the English a fuzzy entry was translated from (its ``#| msgid``, which Babel writes,
-    wrapped at spaces, but does not read back)."""
-    import ast
-    found: dict[str, str] = {}
-    previous: list[str] = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        if line.startswith("#| "):
-            previous.append(line[3:])
-        elif line.startswith('msgctxt "') and previous:
-            text = " ".join(previous)
-            if text.startswith("msgid "):
-                found[ast.literal_eval(line[len("msgctxt "):])] = "".join(
-                    ast.literal_eval(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', text[len("msgid "):]))
-            previous = []
-        elif not line.startswith("#"):
-            previous = []
-    return found
 
 
 def update(pair: Pair) -> list[str]:
     """Bring the catalog in line with its source: new cells added, changed ones fuzzy, gone ones dropped."""
     if not isinstance(pair, Pair):
         return _other(pair).update(pair)
-    _, cells = _cells(pair.source)
+    _, cells = translatable_cells(pair.source)
     return update_units(pair.name, pair.lang, pair.catalog,
                         [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
 
 
-def update_units(name: str, lang: str, catalog: Path, units: list[tuple[str, str, str]],
-                 noun: str = "entry") -> list[str]:
-    """Bring ``catalog`` in line with the source's translatable units, each ``(context, what it is,
-    its English)``: new ones added empty, changed ones fuzzy (with the English they were made from),
-    gone ones dropped. Notebooks' cells and speaker notes (``translations.notes``) go through it."""
-    old = load(catalog) if catalog.exists() else Catalog(locale=lang)
-    by_context = {m.context: m for m in old if m.id}
-    earlier = previous_ids(catalog)
-    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
-    said = []
-    for context, kind, text in units:
-        before = by_context.get(context)
-        if before is None:
-            fresh.add(text, "", context=context, auto_comments=[kind])
-            said.append(f"{name}: new {kind} {context}")
-        elif before.id != text:
-            flags = set(before.flags) | {"fuzzy"}
-            fresh.add(text, before.string, context=context, flags=flags, previous_id=before.id,
-                      auto_comments=[kind])
-            said.append(f"{name}: {noun} {context} changed since it was translated (marked fuzzy)")
-        else:
-            fresh.add(before.id, before.string, context=context, flags=before.flags,
-                      previous_id=earlier.get(context) if before.fuzzy else None,
-                      auto_comments=[kind])
-    gone = set(by_context) - {context for context, _, _ in units}
-    said += [f"{name}: {noun} {g} is gone from the source (dropped)" for g in sorted(gone)]
-    save(fresh, catalog)
-    return said
-
-
 # -- the course package's own sentences (kafka_course.i18n) --------------------------------------------
-PACKAGE = REPO / "kafka_course"
+PACKAGE = catalogs.REPO / "kafka_course"
 
 
 def package_messages() -> list[str]:
@@ -296,7 +108,7 @@ def package_problems(lang: str) -> list[str]:
 
 
 # -- the decks' own words (slides/: "(continued)", the index's labels, the diagrams' captions) -----------
-SLIDES = REPO / "slides"
+SLIDES = catalogs.REPO / "slides"
 
 
 def slides_messages() -> list[str]:
@@ -315,18 +127,18 @@ def slides_messages() -> list[str]:
 
 
 def slides_catalog(lang: str) -> Path:
-    return HERE / lang / "slides.po"
+    return catalogs.HERE / lang / "slides.po"
 
 
 def slides_problems(lang: str) -> list[str]:
     """A language with decks (notebooks/<lang>/) needs every word of the decks."""
-    if not slides_catalog(lang).exists() and not any((REPO / "notebooks" / lang).glob("*.ipynb")):
+    if not slides_catalog(lang).exists() and not any((catalogs.REPO / "notebooks" / lang).glob("*.ipynb")):
         return []
     return sentence_problems(lang, slides_catalog(lang), slides_messages())
 
 
 def update_slides(lang: str) -> list[str]:
-    if not slides_catalog(lang).exists() and not any((REPO / "notebooks" / lang).glob("*.ipynb")):
+    if not slides_catalog(lang).exists() and not any((catalogs.REPO / "notebooks" / lang).glob("*.ipynb")):
         return []
     return update_sentences(lang, slides_catalog(lang), slides_messages())
 
@@ -341,25 +153,25 @@ def update_sentences(lang: str, path: Path, messages: list[str]) -> list[str]:
         fresh.add(text, before.string if before else "", flags=before.flags if before else ())
     save(fresh, path)
     gone = sorted(set(old) - set(messages))
-    return [f"{path.relative_to(REPO)}: {len(gone)} sentence(s) no longer used, dropped"] if gone else []
+    return [f"{path.relative_to(catalogs.REPO)}: {len(gone)} sentence(s) no longer used, dropped"] if gone else []
 
 
 def sentence_problems(lang: str, path: Path, messages: list[str]) -> list[str]:
     """Missing, fuzzy or unused sentences, and translations with other placeholders."""
     if not path.exists():
-        return [f"{path.relative_to(REPO)} is missing: run `python -m translations.build update`"]
+        return [f"{path.relative_to(catalogs.REPO)} is missing: run `python -m translations.build update`"]
     entries = {m.id: m for m in load(path) if m.id}
     found = []
     for text in messages:
         entry = entries.get(text)
         if entry is None or not entry.string:
-            found.append(f"{path.relative_to(REPO)}: no {lang} translation of {text!r}")
+            found.append(f"{path.relative_to(catalogs.REPO)}: no {lang} translation of {text!r}")
         elif entry.fuzzy:
-            found.append(f"{path.relative_to(REPO)}: {text!r} is marked fuzzy")
+            found.append(f"{path.relative_to(catalogs.REPO)}: {text!r} is marked fuzzy")
         elif sorted(re.findall(r"{[^{}]*}", text)) != sorted(re.findall(r"{[^{}]*}", entry.string)):
-            found.append(f"{path.relative_to(REPO)}: the translation of {text!r} has other placeholders")
+            found.append(f"{path.relative_to(catalogs.REPO)}: the translation of {text!r} has other placeholders")
     unused = sorted(set(entries) - set(messages))
-    found += [f"{path.relative_to(REPO)}: {t!r} is no longer used" for t in unused]
+    found += [f"{path.relative_to(catalogs.REPO)}: {t!r} is no longer used" for t in unused]
     return found
 
 
@@ -368,46 +180,10 @@ def problems(pair: Pair) -> list[str]:
     if not isinstance(pair, Pair):
         return _other(pair).problems(pair)
     if not pair.source.exists():
-        return [f"{pair.catalog.relative_to(REPO)} translates {pair.name}, which does not exist"]
-    _, cells = _cells(pair.source)
+        return [f"{pair.catalog.relative_to(catalogs.REPO)} translates {pair.name}, which does not exist"]
+    _, cells = translatable_cells(pair.source)
     return entry_problems(pair.name, pair.lang, pair.catalog,
                           [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
-
-
-def entry_problems(name: str, lang: str, catalog: Path, units: list[tuple[str, str, str]], noun: str) -> list[str]:
-    """Missing, stale, fuzzy and leftover entries of ``catalog`` for the source's translatable
-    units, each ``(context, what it is, its English)``; ``noun`` names a leftover one."""
-    by_context = {m.context: m for m in load(catalog) if m.id}
-    found = []
-    for context, kind, text in units:
-        entry = by_context.get(context)
-        where = f"{name}, {kind} {context}"
-        if entry is None or not entry.string:
-            found.append(f"{where}: no {lang} translation")
-        elif entry.id != text:
-            found.append(f"{where}: stale (the English changed after it was translated); run "
-                         "`python -m translations.build update` and translate it again")
-        elif entry.fuzzy:
-            found.append(f"{where}: marked fuzzy; check the translation and remove the flag")
-    extra = set(by_context) - {context for context, _, _ in units}
-    found += [f"{name}: the catalog has {noun} {e}, which the source no longer has" for e in sorted(extra)]
-    return found
-
-
-def translated(pair: Pair):
-    """The translated notebook, built from the source and the catalog."""
-    nb, _ = _cells(pair.source)
-    entries = {m.context: m.string for m in load(pair.catalog) if m.id}
-    out = copy.deepcopy(nb)
-    translations = translated_notebooks(pair.lang)
-    for cell in out.cells:
-        if needs_translation(cell):
-            cell.source = entries[cell.id]
-            if cell.cell_type == "markdown":
-                cell.source = point_links(cell.source, pair.output.parent, pair.lang, translations)
-    out.metadata["course"] = {"language": pair.lang, "source": pair.name,
-                              "generated": "by python -m translations.build; edit the catalog, not this file"}
-    return out
 
 
 def rendered(pair: Pair) -> str:
@@ -419,13 +195,11 @@ def rendered(pair: Pair) -> str:
 def everything(lang: str) -> list:
     """Every notebook, document and lesson's notes ``lang`` has a catalog for (the notes build the
     instructor editions: ``translations.notes``)."""
-    from translations import notes
-    return pairs(lang) + _docs().documents(lang) + notes.documents(lang)
+    return pairs(lang) + docs.documents(lang) + notes.documents(lang)
 
 
 def editions() -> list:
     """What English needs no catalog for but the build writes: the English instructor editions."""
-    from translations import notes
     return notes.documents("en")
 
 
@@ -443,7 +217,7 @@ def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]
     for pair in _units(lang, only):
         found = problems(pair)
         if found:
-            raise SystemExit("Cannot build " + str(pair.output.relative_to(REPO)) + ":\n  " + "\n  ".join(found))
+            raise SystemExit(f"Cannot build {pair.output.relative_to(catalogs.REPO)}:\n  " + "\n  ".join(found))
         pair.output.parent.mkdir(parents=True, exist_ok=True)
         pair.output.write_text(rendered(pair))
         written.append(pair.output)
@@ -484,11 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         args.lang, *sources = args.what
         only = []
         for source in sources:
-            relative = (Path.cwd() / source).resolve().relative_to(REPO)
+            relative = (Path.cwd() / source).resolve().relative_to(catalogs.REPO)
             if relative.suffix == ".md":
-                only.append(_docs().document(args.lang, str(relative)))
+                only.append(docs.document(args.lang, str(relative)))
             else:
-                only += pairs_for(args.lang, [HERE / args.lang / relative.with_suffix(".po")])
+                only += pairs_for(args.lang, [catalogs.HERE / args.lang / relative.with_suffix(".po")])
     if args.action == "add":
         if only is None:
             parser.error("add takes a language and one or more notebooks: add es notebooks/01-messaging-patterns.ipynb")
@@ -510,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(found) if found else "Every translation is complete, current and built.")
         return 1 if found else 0
     for path in build(args.lang, only):
-        print(f"wrote {path.relative_to(REPO)}")
+        print(f"wrote {path.relative_to(catalogs.REPO)}")
     return 0
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 
-from . import build
+from . import catalogs
 
 GENERATED = ("<!-- Built by `python -m translations.build` from {source} and {catalog}: "
              "edit the catalog, not this file. -->")
@@ -80,7 +80,7 @@ class Document:
 
     @property
     def name(self) -> str:
-        return build.shown(self.source)
+        return catalogs.shown(self.source)
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def document(lang: str, source: str) -> Document:
     spec = SPECS.get(source)
     if spec is None:
         raise SystemExit(f"{source} is not a translated document; these are: {', '.join(SPECS)}")
-    return Document(lang, build.REPO / source, build.HERE / lang / Path(source).with_suffix(".po"),
-                    build.REPO / spec.output.format(lang=lang), spec)
+    return Document(lang, catalogs.REPO / source, catalogs.HERE / lang / Path(source).with_suffix(".po"),
+                    catalogs.REPO / spec.output.format(lang=lang), spec)
 
 
 def documents(lang: str) -> list[Document]:
@@ -166,7 +166,7 @@ def has_prose(code_block: str) -> bool:
     """A fenced block a reader needs in their language: one with a comment made of words."""
     for line in code_block.splitlines()[1:-1]:
         comment = _COMMENT.search(line)
-        if comment and build._WORDS.search(comment.group(1)):
+        if comment and catalogs._WORDS.search(comment.group(1)):
             return True
     return False
 
@@ -211,8 +211,8 @@ def update(doc: Document) -> list[str]:
     """Bring the catalog in line with the document: new blocks added, changed ones fuzzy (with the
     English they were translated from), moved ones kept, gone ones dropped."""
     units = entries(doc)
-    old = [m for m in build.load(doc.catalog) if m.id] if doc.catalog.exists() else []
-    earlier = build.previous_ids(doc.catalog)
+    old = [m for m in catalogs.load(doc.catalog) if m.id] if doc.catalog.exists() else []
+    earlier = catalogs.previous_ids(doc.catalog)
     by_context = {m.context: m for m in old}
     claimed: set[str] = set()
     chosen: dict[str, tuple] = {}  # context -> (old entry, changed?)
@@ -257,22 +257,22 @@ def update(doc: Document) -> list[str]:
             if entry.context != unit.context:
                 said.append(f"{doc.name}: {unit.kind} {entry.context} is now {unit.context}")
     said += [f"{doc.name}: {m.context} is gone from the source (dropped)" for m in old if m.context not in claimed]
-    build.save(fresh, doc.catalog)
+    catalogs.save(fresh, doc.catalog)
     return said
 
 
 def problems(doc: Document) -> list[str]:
     """What keeps this catalog from building the translated document as its source is now."""
     if not doc.source.exists():
-        return [f"{build.shown(doc.catalog)} translates {doc.name}, which does not exist"]
-    return build.entry_problems(doc.name, doc.lang, doc.catalog,
+        return [f"{catalogs.shown(doc.catalog)} translates {doc.name}, which does not exist"]
+    return catalogs.entry_problems(doc.name, doc.lang, doc.catalog,
                                 [(unit.context, unit.kind, unit.text) for unit in entries(doc)], "block")
 
 
 def rendered(doc: Document) -> str:
     """The translated document: the catalog's blocks in the source's order, the rest as it is."""
-    strings = {m.context: m.string for m in build.load(doc.catalog) if m.id}
-    parts = [GENERATED.format(source=doc.name, catalog=build.shown(doc.catalog))]
-    parts += [build.point_links(strings[b.context], doc.output.parent, doc.lang) if b.translated else b.text
+    strings = {m.context: m.string for m in catalogs.load(doc.catalog) if m.id}
+    parts = [GENERATED.format(source=doc.name, catalog=catalogs.shown(doc.catalog))]
+    parts += [catalogs.point_links(strings[b.context], doc.output.parent, doc.lang) if b.translated else b.text
               for b in blocks(doc.source.read_text(), doc.spec)]
     return "\n\n".join(parts) + "\n"

@@ -44,11 +44,11 @@ from pathlib import Path
 import nbformat
 from babel.messages.catalog import Catalog
 
-from . import build
+from . import catalogs
 
-INSTRUCTOR = build.REPO / "instructor"
+INSTRUCTOR = catalogs.REPO / "instructor"
 NOTES = INSTRUCTOR / "notes"
-LESSONS = build.REPO / "notebooks"
+LESSONS = catalogs.REPO / "notebooks"
 KIND = "speaker note"
 _MARK = re.compile(r"^## Note (\S+), after cell (\S+)$", re.M)
 HEADER = """# Speaker notes: notebooks/{lesson}.ipynb
@@ -97,7 +97,7 @@ def read(lesson: str, lang: str = "en") -> list[Note]:
     notes = parse(path.read_text()) if path.exists() else []
     if lang == "en" or not notes:
         return notes
-    said = {m.context: m.string for m in build.load(catalog_of(lang, lesson)) if m.id and m.string} \
+    said = {m.context: m.string for m in catalogs.load(catalog_of(lang, lesson)) if m.id and m.string} \
         if catalog_of(lang, lesson).exists() else {}
     return [replace(n, text=said.get(n.id, n.text)) for n in notes]
 
@@ -165,7 +165,7 @@ def merged(old: list[Note], inline: list[Note], nb) -> list[Note]:
 
 # -- translations: one catalog per notes source, the instructor editions as what it builds -------------
 def catalog_of(lang: str, lesson: str) -> Path:
-    return build.HERE / lang / "instructor" / "notes" / f"{lesson}.po"
+    return catalogs.HERE / lang / "instructor" / "notes" / f"{lesson}.po"
 
 
 def edition_of(lang: str, lesson: str) -> Path:
@@ -194,7 +194,7 @@ class Notes:
 
     @property
     def name(self) -> str:
-        return build.shown(self.source)
+        return catalogs.shown(self.source)
 
     def units(self) -> list[tuple[str, str, str]]:
         return [(n.id, KIND, n.text) for n in read(self.lesson)]
@@ -209,25 +209,25 @@ def documents(lang: str) -> list[Notes]:
     """The notes of ``lang`` to check and build: every source for English, every catalog for another."""
     if lang == "en":
         return [Notes("en", lesson) for lesson in lessons()]
-    return [Notes(lang, p.stem) for p in sorted((build.HERE / lang / "instructor" / "notes").glob("*.po"))]
+    return [Notes(lang, p.stem) for p in sorted((catalogs.HERE / lang / "instructor" / "notes").glob("*.po"))]
 
 
 def update(notes: Notes) -> list[str]:
-    return build.update_units(notes.name, notes.lang, notes.catalog, notes.units(), "note")
+    return catalogs.update_units(notes.name, notes.lang, notes.catalog, notes.units(), "note")
 
 
 def problems(notes: Notes) -> list[str]:
     """Notes that follow no cell of their lesson, and missing, stale or fuzzy translations."""
     if not notes.source.exists():
-        return [f"{build.shown(notes.catalog)} translates {notes.name}, which does not exist"]
+        return [f"{catalogs.shown(notes.catalog)} translates {notes.name}, which does not exist"]
     lesson = LESSONS / f"{notes.lesson}.ipynb"
     if not lesson.exists():
-        return [f"{notes.name} holds the notes of {build.shown(lesson)}, which does not exist"]
+        return [f"{notes.name} holds the notes of {catalogs.shown(lesson)}, which does not exist"]
     ids = {c.id for c in nbformat.read(lesson, as_version=4).cells}
-    found = [f"{notes.name}: note {n.id} follows cell {n.after}, which {build.shown(lesson)} no longer has"
+    found = [f"{notes.name}: note {n.id} follows cell {n.after}, which {catalogs.shown(lesson)} no longer has"
              for n in read(notes.lesson) if n.after not in ids]
     if notes.lang != "en":
-        found += build.entry_problems(notes.name, notes.lang, notes.catalog, notes.units(), "note")
+        found += catalogs.entry_problems(notes.name, notes.lang, notes.catalog, notes.units(), "note")
     return found
 
 
@@ -237,12 +237,12 @@ def rendered(notes: Notes) -> str:
     if notes.lang == "en":
         nb = nbformat.read(lesson, as_version=4)
     else:
-        catalog = build.HERE / notes.lang / "notebooks" / f"{lesson.stem}.po"
-        nb = build.translated(build.pairs_for(notes.lang, [catalog])[0])
+        catalog = catalogs.HERE / notes.lang / "notebooks" / f"{lesson.stem}.po"
+        nb = catalogs.translated(catalogs.pairs_for(notes.lang, [catalog])[0])
     out = put_back(nb, read(notes.lesson, notes.lang))
     out.metadata["course"] = {**out.metadata.get("course", {}), "language": notes.lang, "edition": "instructor",
-                              "source": build.shown(lesson),
-                              "generated": f"by python -m translations.build from {build.shown(lesson)} and "
+                              "source": catalogs.shown(lesson),
+                              "generated": f"by python -m translations.build from {catalogs.shown(lesson)} and "
                                            f"{notes.name}; edit those, not this file"}
     return nbformat.writes(out) + "\n"
 
@@ -264,11 +264,11 @@ def migrate(paths: list[Path] | None = None) -> list[str]:
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text(written(lesson, notes))
         path.write_text(nbformat.writes(plain) + "\n")
-        said.append(f"{build.shown(path)}: {len(inline)} notes cell(s) moved to {build.shown(source)}")
+        said.append(f"{catalogs.shown(path)}: {len(inline)} notes cell(s) moved to {catalogs.shown(source)}")
         kept = {n.id for n in notes}
-        said += [f"{build.shown(source)}: note {n.id} dropped (the notebook's own set of notes no longer has it)"
+        said += [f"{catalogs.shown(source)}: note {n.id} dropped (the notebook's own set of notes no longer has it)"
                  for n in old if n.id not in kept]
-        for lang in build.languages():
+        for lang in catalogs.languages():
             said += _move_translations(lang, lesson, {n.id for n in inline})
             said += update(Notes(lang, lesson))
     return said
@@ -277,11 +277,11 @@ def migrate(paths: list[Path] | None = None) -> list[str]:
 def _move_translations(lang: str, lesson: str, ids: set[str]) -> list[str]:
     """The entries of ``ids`` leave the lesson's catalog for its notes' catalog (flags, fuzzy and
     the English they were made from kept)."""
-    cells = build.HERE / lang / "notebooks" / f"{lesson}.po"
+    cells = catalogs.HERE / lang / "notebooks" / f"{lesson}.po"
     if not cells.exists():
         return []
     target = catalog_of(lang, lesson)
-    moving = [m for m in build.load(cells) if m.id and m.context in ids]
+    moving = [m for m in catalogs.load(cells) if m.id and m.context in ids]
     if not moving:
         return []
     kept = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
@@ -290,14 +290,14 @@ def _move_translations(lang: str, lesson: str, ids: set[str]) -> list[str]:
     if target.exists():
         _copy(target, notes, lambda m: m.context not in ids)
     _copy(cells, notes, lambda m: m.context in ids, comment=KIND)
-    build.save(kept, cells)
-    build.save(notes, target)
-    return [f"{build.shown(cells)}: {len(moving)} translation(s) moved to {build.shown(target)}"]
+    catalogs.save(kept, cells)
+    catalogs.save(notes, target)
+    return [f"{catalogs.shown(cells)}: {len(moving)} translation(s) moved to {catalogs.shown(target)}"]
 
 
 def _copy(path: Path, into: Catalog, keep, comment: str | None = None) -> None:
-    earlier = build.previous_ids(path)
-    for m in build.load(path):
+    earlier = catalogs.previous_ids(path)
+    for m in catalogs.load(path):
         if m.id and keep(m):
             into.add(m.id, m.string, context=m.context, flags=m.flags,
                      previous_id=earlier.get(m.context) if m.fuzzy else None,

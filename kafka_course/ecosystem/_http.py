@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 Answer = Callable[[str, str, dict[str, list[str]], Any], "tuple[int, Any]"]
@@ -30,9 +31,10 @@ class JsonServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's address: (host, port), the host a str
         return f"http://{host}:{port}"
 
-    def start(self) -> "JsonServer":
+    def start(self) -> JsonServer:
         threading.Thread(target=self.httpd.serve_forever, name=self.name, daemon=True).start()
         return self
 

@@ -8,12 +8,27 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from ..client_logs import quiet
+
+
+def position(msg: Message) -> tuple[int, int]:
+    """(partition, offset) of a record a consumer returned: both are set on a record, unlike on an error event."""
+    partition, offset = msg.partition(), msg.offset()
+    assert partition is not None and offset is not None, msg.error()
+    return partition, offset
+
+
+def key_and_value(msg: Message) -> tuple[bytes, bytes]:
+    """The key and value of a record of an internal topic, where both are always written."""
+    key, value = msg.key(), msg.value()
+    assert key is not None and value is not None, (key, value)
+    return key, value
 
 
 def admin(bootstrap: str) -> AdminClient:
@@ -81,12 +96,14 @@ def read_to_end(bootstrap: str, topic: str, start: dict[int, int] | None = None,
         deadline = time.monotonic() + timeout
         while ends and time.monotonic() < deadline:
             for msg in consumer.consume(500, 0.2):
-                if msg.error() or msg.partition() not in ends:
+                partition, offset = msg.partition(), msg.offset()
+                if msg.error() or partition is None or partition not in ends:
                     continue
-                if msg.offset() < ends[msg.partition()][1]:
+                assert offset is not None  # a record (not an error) has its offset
+                if offset < ends[partition][1]:
                     yield msg
-                if msg.offset() + 1 >= ends[msg.partition()][1]:
-                    del ends[msg.partition()]
+                if offset + 1 >= ends[partition][1]:
+                    del ends[partition]
             # A transaction marker takes the last offset but is never delivered: ask the position.
             for tp in consumer.position([TopicPartition(topic, p) for p in ends]):
                 if tp.offset >= ends[tp.partition][1]:

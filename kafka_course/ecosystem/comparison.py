@@ -18,6 +18,7 @@ compare orders of magnitude, never as a benchmark.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from dataclasses import dataclass
@@ -113,10 +114,8 @@ async def nats_throughput(url: str, n: int, size: int = 100, timeout: float = 30
         await nc.publish(subject, payload)
     await nc.flush()
     sent = time.perf_counter()
-    try:
+    with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(all_in.wait(), timeout)
-    except asyncio.TimeoutError:
-        pass
     done = time.perf_counter()
     await nc.close()
     return Throughput("NATS", received, sent - start, done - start)

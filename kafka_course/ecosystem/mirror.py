@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from confluent_kafka import ConsumerGroupTopicPartitions, Producer
 
 from ..client_logs import quiet
-from ._kafka import admin, ensure_topic, partitions, read_to_end
+from ._kafka import admin, ensure_topic, key_and_value, partitions, position, read_to_end
 
 
-def records(bootstrap: str, topic: str, timeout: float = 10) -> list[tuple[int, int, bytes, bytes]]:
+def records(bootstrap: str, topic: str, timeout: float = 10) -> list[tuple[int, int, bytes | None, bytes | None]]:
     """Every record of ``topic`` on one cluster, as (partition, offset, key, value), in order."""
     found = read_to_end(bootstrap, topic, timeout=timeout)
-    return sorted((m.partition(), m.offset(), m.key(), m.value()) for m in found)
+    return sorted((*position(m), m.key(), m.value()) for m in found)
 
 
 # -- MirrorMaker 2's record layouts --------------------------------------------------------------
@@ -65,7 +65,7 @@ class OffsetSync:
                 struct.pack(">qq", self.upstream, self.downstream))
 
     @classmethod
-    def parse(cls, key: bytes, value: bytes) -> "OffsetSync":
+    def parse(cls, key: bytes, value: bytes) -> OffsetSync:
         topic, at = _read_string(key, 0)
         return cls(topic, struct.unpack_from(">i", key, at)[0], *struct.unpack(">qq", value))
 
@@ -84,7 +84,7 @@ class Checkpoint:
         return key, struct.pack(">hqq", 0, self.upstream, self.downstream) + _string(self.metadata)  # version 0
 
     @classmethod
-    def parse(cls, key: bytes, value: bytes) -> "Checkpoint":
+    def parse(cls, key: bytes, value: bytes) -> Checkpoint:
         group, at = _read_string(key, 0)
         topic, at = _read_string(key, at)
         _version, upstream, downstream = struct.unpack_from(">hqq", value, 0)
@@ -136,12 +136,13 @@ class MirrorMaker:
         report = MirrorReport(topic, self.remote_topic(topic))
         ensure_topic(self.target, report.target_topic, len(partitions(self.source, topic)))
         producer = Producer(quiet({"bootstrap.servers": self.target, "enable.idempotence": True}))
-        position = self.positions.setdefault(topic, {})
-        for msg in read_to_end(self.source, topic, start=position, timeout=timeout):
-            producer.produce(report.target_topic, msg.value(), msg.key(), partition=msg.partition(),
+        next_offsets = self.positions.setdefault(topic, {})
+        for msg in read_to_end(self.source, topic, start=next_offsets, timeout=timeout):
+            partition, offset = position(msg)
+            producer.produce(report.target_topic, msg.value(), msg.key(), partition=partition,
                              timestamp=msg.timestamp()[1], headers=msg.headers(),
-                             on_delivery=self._delivered(report, msg.offset()))
-            position[msg.partition()] = msg.offset() + 1
+                             on_delivery=self._delivered(report, offset))
+            next_offsets[partition] = offset + 1
             report.copied += 1
             producer.poll(0)
         if producer.flush(timeout):
@@ -174,7 +175,7 @@ class MirrorMaker:
 
     def offset_syncs(self, topic: str | None = None) -> list[OffsetSync]:
         """The offset syncs stored on the source cluster (for one topic, or all)."""
-        found = [OffsetSync.parse(m.key(), m.value()) for m in read_to_end(self.source, self.offset_syncs_topic)]
+        found = [OffsetSync.parse(*key_and_value(m)) for m in read_to_end(self.source, self.offset_syncs_topic)]
         return [s for s in found if topic is None or s.topic == topic]
 
     def checkpoint(self, group: str) -> list[Checkpoint]:
@@ -197,7 +198,7 @@ def translate_offsets(target: str, source_alias: str, group: str) -> dict[tuple[
     """Where ``group`` should resume on the target cluster: RemoteClusterUtils.translateOffsets."""
     latest: dict[tuple[str, int], int] = {}
     for msg in read_to_end(target, f"{source_alias}.checkpoints.internal"):
-        checkpoint = Checkpoint.parse(msg.key(), msg.value())
+        checkpoint = Checkpoint.parse(*key_and_value(msg))
         if checkpoint.group == group:
             latest[(checkpoint.topic, checkpoint.partition)] = checkpoint.downstream
     return latest

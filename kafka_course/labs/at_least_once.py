@@ -21,8 +21,9 @@ import sqlite3
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan

@@ -16,8 +16,9 @@ import dis
 import functools
 import inspect
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..i18n import _
 

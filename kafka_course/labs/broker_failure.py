@@ -24,6 +24,7 @@ batches twice. The sentences use the settings only to point at the likely cause.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import Counter
@@ -105,7 +106,7 @@ class _Writer:
                 return
             self.producer.poll(0.002)
 
-    def __enter__(self) -> "_Writer":
+    def __enter__(self) -> _Writer:
         self._thread.start()
         return self
 
@@ -142,7 +143,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
     with Report(_("Lab 05 · surviving a broker failure")) as report:
         ok, topic = report.attempt(_create, new_topic, topic_settings, servers, what=_("Creating your topic"))
         if not ok:
-            return _not_run(report, _("the topic could not be created"))
+            _not_run(report, _("the topic could not be created"))
+            return None
         settings = {"bootstrap.servers": servers, "partitioner": "murmur2_random", "linger.ms": 5,
                     "message.timeout.ms": 60_000, **producer_settings}
         try:
@@ -150,7 +152,8 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
         except KafkaException as e:
             report.check(False, "", _("These producer settings are refused by the client: {error}").format(
                 error=e.args[0].str()))
-            return _not_run(report, _("the producer could not be created"))
+            _not_run(report, _("the producer could not be created"))
+            return None
         trial = Trial(topic)
         script = FailureScript(cluster(servers), topic, seconds, lambda text: print(f"  {trial.now():5.1f}s  {text}"),
                                pending=trial.pending)
@@ -176,10 +179,8 @@ def _not_run(report: Report, why: str) -> None:
 def _forget(topic: str, servers: str) -> None:
     """Delete the check's topic: every run makes a new one, and the brokers need not keep them."""
     from ..clients import delete_topic
-    try:
+    with contextlib.suppress(Exception):  # a topic left behind does no harm
         delete_topic(topic, bootstrap=servers)
-    except Exception:  # noqa: BLE001 - a topic left behind does no harm
-        pass
 
 
 def _min_insync(servers: str, topic: str) -> str:

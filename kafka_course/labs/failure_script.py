@@ -22,8 +22,8 @@ started through docker compose (see ``kafka_course.handle``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..handle import ClusterHandle, PartitionState
 from ..i18n import _
@@ -57,7 +57,7 @@ class FailureScript:
             if self.handle.is_minikafka:
                 self.lost_acknowledgements()
             crashed = self.leader_crash()
-            maintenance = self.maintenance([b for b in self.brokers if b != crashed][0])
+            maintenance = self.maintenance(next(b for b in self.brokers if b != crashed))
             lone = self.lone_leader()
             windows = {"maintenance": maintenance, "lone leader": lone}
             unclean = self.out_of_sync_candidate()

@@ -35,8 +35,9 @@ import time
 import traceback
 import uuid
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan
@@ -70,7 +71,7 @@ class Member:
 class Lab:
     topic: str
     bootstrap: str
-    records: dict[tuple[int, int], bytes]  # (partition, offset) -> value, what the topic holds
+    records: dict[tuple[int, int], bytes | None]  # (partition, offset) -> value, what the topic holds
     partitions: int
     crashes: int
     time_limit: float
@@ -107,7 +108,8 @@ class Lab:
         self._watch_until(self._done, started + self.time_limit)
         self._stop.set()
         for member in self.members:
-            member.thread.join(15)
+            if member.thread is not None:  # _start_member gave every member its thread
+                member.thread.join(15)
         print("  " + _("{seconds:.1f} s, {rebalancing:.1f} s of them rebalancing; {members}").format(
             seconds=time.monotonic() - started, rebalancing=self.rebalancing_seconds,
             members="; ".join(_("member {name}: {processed} sign-ups processed, {runs} runs, {crashes} crashes").format(
@@ -152,6 +154,7 @@ class Lab:
         if message is None or message.error() is not None:
             return
         with self._lock:
+            assert self._plan is not None  # run() makes the plan before it starts a member
             self._plan.step()
             member.processed[(message.partition(), message.offset())] += 1
             self._last_progress = time.monotonic()
@@ -189,8 +192,11 @@ class Lab:
         """Ask the group coordinator (DescribeGroups) whether the group is rebalancing, and
         count the members it reports with partitions."""
         from ..clients import admin
+        group = self.run_group
+        if group is None:  # no run yet: nothing to describe (describing None failed, and was ignored, the same)
+            return
         try:
-            answer = admin(self.bootstrap).describe_consumer_groups([self.run_group])[self.run_group]
+            answer = admin(self.bootstrap).describe_consumer_groups([group])[group]
             described = answer.result(5)
         except Exception:  # noqa: BLE001 - a group between states can fail to describe; look again later
             return

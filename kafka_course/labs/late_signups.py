@@ -26,11 +26,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from ..i18n import _
 
-START = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc).timestamp()
+START = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC).timestamp()
 WINDOW_SECONDS = 10
 DELAY_SECONDS = 10
 
@@ -61,7 +61,7 @@ def rounds(seed: int = 2024) -> list[Round]:
 
 
 def _iso(epoch_seconds: float) -> str:
-    moment = datetime.fromtimestamp(epoch_seconds, tz=timezone.utc)
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

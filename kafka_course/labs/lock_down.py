@@ -20,9 +20,9 @@ so that a grant wider than a user's job shows wherever it reaches.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..checks import Report
 from ..i18n import _
@@ -94,8 +94,10 @@ def _remove_every_acl(secure: SecuredCluster) -> None:
     from confluent_kafka.admin import (AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType,
                                        ResourceType)
     client = secure.admin()
-    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
-                                  AclPermissionType.ANY)
+    # confluent-kafka types a filter's name, principal and host as str (inherited from AclBinding), but None is
+    # what matches any, as its documentation says: a gap in its annotations.
+    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
+                                  AclOperation.ANY, AclPermissionType.ANY)
     for future in client.delete_acls([everything], request_timeout=15).values():
         future.result(15)
 
@@ -293,10 +295,11 @@ def _read_each(settings: dict, topics: tuple[str, ...]) -> dict[str, str]:
         deadline = time.monotonic() + _WAIT
         while len(results) < len(topics) and time.monotonic() < deadline:
             msg = consumer.poll(0.1)
-            if msg is not None and msg.topic() in topics and msg.topic() not in results:
+            topic = None if msg is None else msg.topic()
+            if msg is not None and topic is not None and topic in topics and topic not in results:
                 error = msg.error()
                 if error is None or error.code() >= 0:
-                    results[msg.topic()] = OK if error is None else error.name()
+                    results[topic] = OK if error is None else error.name()
     finally:
         consumer.close()
     return {t: results.get(t, "_TIMED_OUT") for t in topics}

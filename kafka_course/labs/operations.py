@@ -104,7 +104,7 @@ def _commit_the_end(bootstrap: str, group: str, topic: str) -> None:
 
 
 def _minute(ms: int) -> str:
-    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc).replace(second=0, microsecond=0)
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC).replace(second=0, microsecond=0)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
@@ -134,7 +134,8 @@ def _overrides(lab: Lab, topic: str) -> dict[str, str]:
 def _check_audit(report: Report, lab: Lab, topics: dict) -> None:
     info = topics.get(lab.audit)
     if not report.check(info is not None, _("the topic {topic} exists").format(topic=lab.audit),
-                        _("there is no topic {topic}: create it with the topics tool.").format(topic=lab.audit)):
+                        _("there is no topic {topic}: create it with the topics tool.").format(topic=lab.audit)) \
+            or info is None:
         return
     count = len(info.partitions)
     report.check(count == AUDIT_PARTITIONS,

@@ -11,7 +11,7 @@ is in the partition the learner predicted.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..partitioner import murmur2 as kafka_murmur2
 from ..partitioner import partition_for

@@ -29,9 +29,10 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..checks import Report
 from ..client_logs import quiet
@@ -118,7 +119,7 @@ def orders(n: int, seed: int = 3) -> list[bytes]:
 @contextmanager
 def _cluster() -> Iterator[Any]:
     """Three brokers, every topic on all three, acks=all needing two of them."""
-    from minikafka import Cluster
+    from minikafka.api import Cluster
     cluster = Cluster(brokers=3, config={"min.insync.replicas": 2, "group.initial.rebalance.delay.ms": 0}).start()
     try:
         yield cluster
@@ -147,7 +148,8 @@ def _topic(cluster, name: str, partitions: int) -> str:
 def _bulk(cluster, settings, records: list[bytes], window: float) -> tuple[int, float, list[str], str]:
     """Send every record as fast as the producer takes them; count what is acknowledged in ``window`` s."""
     topic = _topic(cluster, "bulk", 3)
-    counts, errors = [0], []
+    counts = [0]
+    errors: list[str] = []
 
     def on_delivery(err, _msg):
         if err is None:
@@ -175,7 +177,7 @@ def _bulk(cluster, settings, records: list[bytes], window: float) -> tuple[int, 
 
 def _stored(cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
     """Bytes, batches, records and compression codecs in the leaders' segment files."""
-    from minikafka.records import COMPRESSION_NAMES
+    from minikafka.api import COMPRESSION_NAMES
     size = batches = records = 0
     codecs: set[str] = set()
     for segments in cluster.segments(topic).values():
@@ -187,8 +189,7 @@ def _stored(cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
 
 
 def _batch_headers(path: str) -> list:
-    from minikafka.log.segment import scan_batches
-    from minikafka.records import BatchHeader
+    from minikafka.api import BatchHeader, scan_batches
     fd = os.open(path, os.O_RDONLY)
     try:
         return [BatchHeader.parse(batch) for _, batch in scan_batches(lambda pos, n: os.pread(fd, n, pos),
@@ -241,7 +242,7 @@ def _crash_probe(cluster, settings) -> tuple[int, int, int]:
     return len(acked), sum(1 for _, offset in acked if offset is None), lost
 
 
-def _read_after_failover(cluster, topic: str, old_leader: int) -> set[bytes]:
+def _read_after_failover(cluster, topic: str, old_leader: int) -> set[bytes | None]:
     from confluent_kafka import Consumer, TopicPartition
     deadline = time.monotonic() + 10
     while cluster.partition_state(topic)["leader"] in (old_leader, -1) and time.monotonic() < deadline:
@@ -249,13 +250,16 @@ def _read_after_failover(cluster, topic: str, old_leader: int) -> set[bytes]:
     consumer = Consumer(quiet({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "lab03-reader",
                                "enable.auto.commit": False, "enable.partition.eof": True}))
     consumer.assign([TopicPartition(topic, 0, 0)])
-    values: set[bytes] = set()
+    values: set[bytes | None] = set()
     try:
         while time.monotonic() < deadline:
             msg = consumer.poll(0.2)
-            if msg is not None and msg.error() is None:
+            if msg is None:
+                continue
+            error = msg.error()
+            if error is None:
                 values.add(msg.value())
-            elif msg is not None and msg.error().code() == -191:  # _PARTITION_EOF: read it all
+            elif error.code() == -191:  # _PARTITION_EOF: read it all
                 break
     finally:
         consumer.close()

@@ -39,12 +39,12 @@ def written(bootstrap: str, topic: str) -> Written:
     if handle.is_minikafka:
         paths = [s.get("path") for segments in handle.embedded.segments(topic).values() for s in segments]
         if paths and all(paths):
-            return _from_segments([Path(p) for p in paths])
+            return _from_segments([Path(p) for p in paths if p is not None])  # all(paths): none is None
     return _from_offsets(bootstrap, topic)
 
 
 def _from_segments(paths: list[Path]) -> Written:
-    from minikafka.records import BatchHeader, split_batches
+    from minikafka.api import BatchHeader, split_batches
     data = transactional = markers = 0
     for path in paths:
         for batch in split_batches(path.read_bytes(), allow_partial=True):

@@ -16,7 +16,7 @@ against minikafka and real Kafka alike:
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from . import offsets as off
 from .options import SourceOptions, group_id
@@ -42,7 +42,7 @@ def _consumer(client: dict[str, str]):
     from confluent_kafka import Consumer
     try:
         return Consumer(consumer_config(client))
-    except Exception as e:  # KafkaException or ValueError for an unknown setting
+    except Exception as e:  # noqa: BLE001 - KafkaException, or ValueError for an unknown setting: one sentence
         raise ValueError(f"The Kafka client refused the kafka.* options: {e}") from None
 
 
@@ -155,7 +155,12 @@ class _Rows:
         self._reset()
 
     def _reset(self) -> None:
-        self.keys, self.values, self.offsets, self.times, self.types, self.headers = [], [], [], [], [], []
+        self.keys: list[bytes | None] = []
+        self.values: list[bytes | None] = []
+        self.offsets: list[int | None] = []
+        self.times: list[int | None] = []
+        self.types: list[int] = []
+        self.headers: list[list[dict[str, str | bytes | None]]] = []
 
     def __len__(self) -> int:
         return len(self.offsets)

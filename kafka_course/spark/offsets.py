@@ -16,6 +16,7 @@ What is decided here, without any network or Spark:
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -74,6 +75,8 @@ def resolve(spec: str | Offsets, earliest: Offsets, latest: Offsets, *, what: st
         return dict(earliest)
     if spec == "latest":
         return dict(latest)
+    if isinstance(spec, str):
+        raise ValueError(f'{what} must be "earliest", "latest" or per-partition offsets, not {spec!r}.')
     unknown = sorted(set(spec) - set(latest))
     if unknown:
         names = ", ".join(f"{t}-{p}" for t, p in unknown)
@@ -118,5 +121,5 @@ def plan_ranges(start: Offsets, end: Offsets, min_partitions: int | None = None)
     for r in ranges:
         pieces = min(r.size, max(1, math.ceil(r.size * min_partitions / total)))
         bounds = [r.from_offset + r.size * i // pieces for i in range(pieces + 1)]
-        out += [OffsetRange(r.topic, r.partition, a, b) for a, b in zip(bounds, bounds[1:])]
+        out += [OffsetRange(r.topic, r.partition, a, b) for a, b in itertools.pairwise(bounds)]
     return out

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from . import offsets as off
 

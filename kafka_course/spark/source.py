@@ -23,6 +23,7 @@ logged range, so every record is read once per batch and no record is skipped.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
@@ -51,10 +52,10 @@ class KafkaDataSource(DataSource):
         include = str(self.options.get("includeHeaders", "false")).lower() == "true"
         return f"{SCHEMA}, {HEADERS}" if include else SCHEMA
 
-    def reader(self, schema: StructType) -> "KafkaBatchReader":
+    def reader(self, schema: StructType) -> KafkaBatchReader:
         return KafkaBatchReader(parse_source(self.options, streaming=False), schema)
 
-    def streamReader(self, schema: StructType) -> "KafkaStreamReader":
+    def streamReader(self, schema: StructType) -> KafkaStreamReader:
         return KafkaStreamReader(parse_source(self.options, streaming=True), schema)
 
     def writer(self, schema: StructType, overwrite: bool):
@@ -90,7 +91,8 @@ class _RangeReader:
             self._query = OffsetQuery(self.options)
         return self._query
 
-    def read(self, partition: RangePartition):
+    def read(self, partition: InputPartition) -> Iterator:
+        assert isinstance(partition, RangePartition), partition  # Spark hands back the partitions made here
         from pyspark.sql.pandas.types import to_arrow_schema
         arrow_schema = to_arrow_schema(self.schema, timezone="UTC")
         return read_range(partition.range, self.options, arrow_schema)

@@ -158,12 +158,14 @@ def _remove(client, bindings) -> None:
 def _list(client, args) -> int:
     from confluent_kafka.admin import AclBindingFilter
     _require_describe(client)
-    resources = _resources(args, "any") or [("ANY", None, "ANY")]
+    resources: list[tuple[str, str | None, str]] = [*_resources(args, "any")] or [("ANY", None, "ANY")]
     principal = args.principal
     found = []
     for kind, name, pattern in resources:
-        [result] = _wait([client.describe_acls(AclBindingFilter(kind, name, pattern, principal, None, "ANY",
-                                                                "ANY"))])
+        # confluent-kafka types a filter's name and host as str (inherited from AclBinding), but None is
+        # what matches any, as its documentation says: a gap in its annotations.
+        acl_filter = AclBindingFilter(kind, name, pattern, principal, None, "ANY", "ANY")  # type: ignore[arg-type]
+        [result] = _wait([client.describe_acls(acl_filter)])
         found += result
     _print("Current ACLs for resource", found)
     return 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from minikafka.config import ConfigError
+from minikafka.api import ConfigError
 
 _JAAS = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 _RENAMED = {"sasl.mechanism": "sasl.mechanisms", "ssl.key.password": "ssl.key.password",

@@ -16,10 +16,11 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from minikafka.errors import ErrorCode, explain
+from minikafka.api import ErrorCode, explain
 
 from .common import add_bootstrap, client_settings
 

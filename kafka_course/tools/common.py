@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from minikafka.cli.common import fail, parse_pairs
-from minikafka.errors import explain
+from minikafka.api import explain, fail, parse_pairs
 
 __all__ = ["add_bootstrap", "admin", "client_settings", "describe_client_error", "fail", "parse_pairs", "table",
            "wait_all"]
@@ -28,7 +27,7 @@ def add_bootstrap(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_command_config(path: str) -> str:
-    from minikafka.config import ConfigError
+    from minikafka.api import ConfigError
 
     from .client_config import read
     try:
@@ -54,7 +53,7 @@ def describe_client_error(exc: BaseException) -> str:
     """A sentence for an error raised by confluent-kafka or kafka-python."""
     err = exc.args[0] if exc.args else None
     code = getattr(err, "code", None)
-    if callable(code):  # confluent_kafka.KafkaError
+    if err is not None and callable(code):  # confluent_kafka.KafkaError
         value, text = code(), err.str()
         if value >= 0:
             return f"{explain(value)} ({text})"

@@ -50,7 +50,6 @@ def main(argv: list[str]) -> int:
         if failures:
             fail(f"{len(failures)} record(s) failed: {describe_client_error(Exception(failures[0]))}")
 
-    sent = 0
     for lineno, line in enumerate(sys.stdin, 1):
         line = line.rstrip("\n")
         key = None
@@ -58,11 +57,10 @@ def main(argv: list[str]) -> int:
             key, line = line.split(sep, 1)
         elif parse_key and not ignore_error:  # as Kafka's tool: stop here, keep what came before
             finish()
-            fail(f"line {lineno} has no key separator {sep!r}: {line!r}. The {sent} line(s) before it were "
+            fail(f"line {lineno} has no key separator {sep!r}: {line!r}. The {lineno - 1} line(s) before it were "
                  "sent; fix the line, or add --property ignore.error=true to send such lines without a key.")
         producer.produce(args.topic, value=line.encode(), key=key.encode() if key is not None else None,
                          on_delivery=on_delivery)
-        sent += 1
         producer.poll(0)
     finish()
     return 0

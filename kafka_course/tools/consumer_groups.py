@@ -26,6 +26,7 @@ Offsets can only be reset, and groups deleted, while the group has no active mem
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import sys
 
@@ -164,10 +165,8 @@ def _list(client, types: list[str] | None, with_state: bool = False) -> int:
         return 0
     result = _wait(client.list_consumer_groups(request_timeout=TIMEOUT), "list the groups")
     names = {listing.group_id for listing in result.valid}
-    try:  # share groups too, where the cluster knows group types (Kafka 4)
+    with contextlib.suppress(wire.WireError):  # share groups too, where the cluster knows group types (Kafka 4)
         names |= {g for g, kind, _ in share_groups.groups(client) if kind == "Share"}
-    except wire.WireError:
-        pass
     for name in sorted(names):
         print(name)
     return 0
@@ -215,7 +214,7 @@ def _members_table(group: str, description, verbose: bool) -> str:
             target = m.target_assignment.topic_partitions if m.target_assignment else []
             row.append(_compact(target) or "-")
         rows.append(row)
-    return _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + extra, rows)
+    return _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", *extra], rows)
 
 
 def _compact(tps) -> str:

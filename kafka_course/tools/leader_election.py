@@ -60,7 +60,9 @@ def elect(admin, election: str, partitions) -> int:
     response = admin.elect_leaders(TYPES[election], partitions, raise_errors=False)
     if getattr(response, "error_code", 0):
         raise CliError(error_text(for_code(response.error_code)))
-    done, noop, failed = [], [], []
+    done: list[tuple[str, int, str | None]] = []
+    noop: list[tuple[str, int, str | None]] = []
+    failed: list[tuple[str, int, str | None]] = []
     for result in response.replica_election_results:
         for p in result.partition_result:
             tp = f"{result.topic}-{p.partition_id}"

@@ -84,7 +84,7 @@ def replication(admin, human: bool) -> None:
                          role))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  ".join(f"{str(v):<{w}}" for v, w in zip(r, widths)).rstrip())
+        print("  ".join(f"{v!s:<{w}}" for v, w in zip(r, widths)).rstrip())
 
 
 def _when(timestamp: int, now: int, human: bool):

@@ -16,8 +16,9 @@ from typing import Any
 
 from kio.schema.api_versions.v0.request import ApiVersionsRequest
 from kio.serial import entity_reader, entity_writer
+from kio.static.protocol import Payload
 
-from minikafka.protocol import codec
+from minikafka.api import codec
 
 TIMEOUT = 10.0
 CLIENT_ID = b"minikafka-tools"
@@ -69,7 +70,7 @@ class Connection:
             frame = self._exactly(struct.unpack(">i", self._exactly(4))[0])
         except OSError as e:
             raise WireError(f"the broker closed the connection: {e}") from None
-        response_class = codec.response_class(api_key, version)
+        response_class: type[Payload] = codec.response_class(api_key, version)
         header = 4 + (1 if response_class.__flexible__ and api_key != 18 else 0)
         return entity_reader(response_class)(frame, header)[0]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Callable
 
 GROUP = "minikafka.commands"
 BUILT_IN = {

@@ -32,8 +32,8 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping
 
 from ..errors import ErrorCode, KafkaError
 from .consumer_protocol_assignors import ASSIGNORS
@@ -101,7 +101,7 @@ class ConsumerGroup:
         self.subscription_metadata: dict[str, int] = {}  # subscribed topic -> partitions, at the group epoch
         self.assignor = settings.assignors[0]
         self.state_timestamp_ms = int(time.time() * 1000)
-        self.on_epoch: Callable[["ConsumerGroup"], None] | None = None
+        self.on_epoch: Callable[[ConsumerGroup], None] | None = None
 
     # -- the summary states ---------------------------------------------------------------
     @property
@@ -126,10 +126,9 @@ class ConsumerGroup:
         old = self._member_for(hb)
         member = self._updated(old, hb)
         self._put(member)
-        if old is None or (old.subscribed_topic_names, old.subscribed_topic_regex) != (
-                member.subscribed_topic_names, member.subscribed_topic_regex):
-            self._bump()
-        elif self._layout() != self.subscription_metadata:  # a subscribed topic appeared or grew
+        resubscribed = old is None or (old.subscribed_topic_names, old.subscribed_topic_regex) != (
+            member.subscribed_topic_names, member.subscribed_topic_regex)
+        if resubscribed or self._layout() != self.subscription_metadata:  # or a subscribed topic appeared or grew
             self._bump()
         member = self._reconcile(self.members[member.member_id], hb.owned, now)
         member = replace(member, session_deadline=now + self.settings.session_timeout_ms / 1000)

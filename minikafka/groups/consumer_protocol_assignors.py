@@ -19,7 +19,7 @@ each topic and the previous target assignment in; the new target assignment out.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 TopicPartition = tuple[str, int]
 Assignment = dict[str, set[TopicPartition]]  # member id -> partitions

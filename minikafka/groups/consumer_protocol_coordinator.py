@@ -21,7 +21,7 @@ UNKNOWN_MEMBER_ID and rejoin, and their committed offsets are where they left th
 from __future__ import annotations
 
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import ErrorCode, KafkaError
 from .consumer_protocol_assignors import assignor_names

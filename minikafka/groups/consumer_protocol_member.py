@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from .consumer_protocol_states import MemberState
 
@@ -65,7 +65,7 @@ class ConsumerMember:
     def reconciled_to(self, epoch: int) -> bool:
         return self.member_epoch == epoch and self.state is MemberState.STABLE
 
-    def with_epoch(self, epoch: int, **changes) -> "ConsumerMember":
+    def with_epoch(self, epoch: int, **changes) -> ConsumerMember:
         """A new member epoch (the old one is kept as the previous epoch)."""
         return dataclasses.replace(self, member_epoch=epoch, previous_member_epoch=self.member_epoch, **changes)
 

@@ -317,7 +317,7 @@ class GroupCoordinator:
         group.mark_dead()
         del self.groups[group.group_id]
         tombstones = [(offsets.offset_key(group.group_id, t, p), None) for t, p in sorted(group.offsets)]
-        self._append(group.group_id, tombstones + [(offsets.group_key(group.group_id), None)])
+        self._append(group.group_id, [*tombstones, (offsets.group_key(group.group_id), None)])
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
         """OffsetDelete (KIP-496): refused for topics the live group still subscribes to."""

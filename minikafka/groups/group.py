@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import ErrorCode, KafkaError
 from .member import JoinRequest, JoinResult, Member, MemberIdRequired, SyncResult, new_member_id, subscribed_topics
@@ -70,7 +70,7 @@ class Group:
         self.offsets: dict = {}  # (topic, partition) -> offsets.CommittedOffset, kept by the coordinator
         self.rebalance_deadline = self.delay_until = self.delay_limit = 0.0
         self.sync_deadline: float | None = None
-        self.on_change: Callable[["Group", GroupState, str], None] | None = None
+        self.on_change: Callable[[Group, GroupState, str], None] | None = None
 
     # -- the table ------------------------------------------------------------------
     def _transition(self, event: str) -> None:

@@ -69,7 +69,7 @@ class Member(Membership):
     sync_waiter: asyncio.Future | None = field(default=None, repr=False)
 
     @classmethod
-    def from_request(cls, member_id: str, req: JoinRequest) -> "Member":
+    def from_request(cls, member_id: str, req: JoinRequest) -> Member:
         known = {f.name: getattr(req, f.name) for f in fields(Membership)}
         return cls(**{**known, "member_id": member_id}, protocols=tuple(req.protocols))
 

@@ -12,8 +12,8 @@ becoming leader, reads the partition back from its log start to rebuild its stat
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from .. import records
 from ..clock import now_ms

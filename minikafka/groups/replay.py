@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .. import records
 from . import offsets

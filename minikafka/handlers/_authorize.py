@@ -13,7 +13,8 @@ the table is in one of the three: a test fails for a new API that is in none.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import CLUSTER_NAME, OPERATIONS

@@ -11,7 +11,8 @@ answers with UNKNOWN_TOPIC_ID).
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..protocol import codec
 from .context import RequestContext

@@ -99,7 +99,7 @@ async def _wait_for_data(slots: list[_Slot], seconds: float) -> None:
     if not waiters:  # nothing can arrive (no partitions): wait out max_wait without holding the loop
         await asyncio.sleep(seconds)
         return
-    done, pending = await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    _done, pending = await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
     for fut in pending:
         fut.cancel()
 

@@ -32,7 +32,7 @@ from ..transactions.verification import verify_write
 from ._topic_ids import ZERO, name_of, upgrade_within
 from .context import RequestContext, Response
 
-_UTC = datetime.timezone.utc
+_UTC = datetime.UTC
 log = logging.getLogger("minikafka.produce")
 
 

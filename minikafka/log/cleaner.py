@@ -19,7 +19,7 @@ committed value (simpler than Kafka, which also removes aborted data).
 from __future__ import annotations
 
 import logging
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..records import BatchHeader, CorruptRecordError, Record, build_batch, iter_records
 from .segment import Segment, with_log_append_time

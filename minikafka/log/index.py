@@ -17,6 +17,7 @@ segment is rolled or the log closed. Files that fail the consistency checks in
 
 from __future__ import annotations
 
+import itertools
 import struct
 import sys
 from array import array
@@ -133,4 +134,4 @@ class TimeIndex:
 
 
 def _strictly_increasing(values: array) -> bool:
-    return all(a < b for a, b in zip(values, values[1:]))
+    return all(a < b for a, b in itertools.pairwise(values))

@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 import pathlib
 from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from ..clock import now_ms as clock_now_ms
 from ..config import BrokerConfig, TopicConfig, validate_topic_configs

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import pathlib
 import struct
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import crc32c
 

@@ -72,7 +72,7 @@ class OpenFiles:
         self._open: OrderedDict[FileStore, int] = OrderedDict()
         self._lock = threading.Lock()
 
-    def fd(self, store: "FileStore") -> int:
+    def fd(self, store: FileStore) -> int:
         with self._lock:
             fd = self._open.get(store)
             if fd is not None:
@@ -89,7 +89,7 @@ class OpenFiles:
             self._open[store] = fd
             return fd
 
-    def close(self, store: "FileStore") -> None:
+    def close(self, store: FileStore) -> None:
         with self._lock:
             fd = self._open.pop(store, None)
             if fd is not None:

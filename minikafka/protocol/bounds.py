@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from functools import lru_cache
+from functools import cache
 
 from kio.serial._introspect import FieldClass, classify_field, get_field_tag, get_schema_field_type, is_optional
 
@@ -32,7 +32,7 @@ def check(buf: bytes, offset: int, entity_type: type) -> int:
     return _entity(buf, offset, entity_type)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _plan(entity_type: type) -> tuple[tuple[dataclasses.Field, FieldClass, bool], ...]:
     """The untagged fields in wire order, with their class and optionality."""
     return tuple((f, classify_field(f), is_optional(f)) for f in dataclasses.fields(entity_type)

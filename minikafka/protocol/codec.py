@@ -20,7 +20,7 @@ import struct
 import typing
 import uuid
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -97,22 +97,22 @@ def _skip_tagged_fields(buf: bytes, pos: int) -> int:
     return pos
 
 
-@lru_cache(maxsize=None)
+@cache
 def request_module(api_key: int, version: int) -> ModuleType:
     return load_payload_module(api_key, version, EntityType.request)
 
 
-@lru_cache(maxsize=None)
+@cache
 def response_module(api_key: int, version: int) -> ModuleType:
     return load_payload_module(api_key, version, EntityType.response)
 
 
-@lru_cache(maxsize=None)
+@cache
 def request_class(api_key: int, version: int) -> type:
     return _payload_class(request_module(api_key, version), EntityType.request)
 
 
-@lru_cache(maxsize=None)
+@cache
 def response_class(api_key: int, version: int) -> type:
     return _payload_class(response_module(api_key, version), EntityType.response)
 
@@ -140,7 +140,7 @@ def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHea
     try:
         body: Any
         body, _size = entity_reader(cls)(frame, header.body_offset)
-    except Exception as e:  # kio raises several types for bad input
+    except Exception as e:  # noqa: BLE001 - kio raises several types for bad input: all are a malformed request
         raise MalformedRequest(f"cannot decode {request_class(api_key, version).__name__}: {e}") from None
     return header, body
 
@@ -159,7 +159,7 @@ def encode_response(correlation_id: int, response: Any) -> bytes:
     return bytes(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields(cls: type) -> dict[str, dataclasses.Field]:
     return {f.name: f for f in dataclasses.fields(cls)}
 
@@ -190,7 +190,7 @@ def make(cls: type, /, **values: Any) -> Any:
 _VERSION_DIR = re.compile(r"^(?P<package>.+)\.v(?P<version>\d+)\.(?P<kind>[a-z_]+)$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_fields(cls: type) -> frozenset[str]:
     """The field names ``cls``'s entity has in any version of its API (same class name, same kind)."""
     names = set(_fields(cls))
@@ -257,7 +257,7 @@ def error_answer(cls: type, code: ErrorCode) -> Any:
     return empty(cls, error_code=code) if "error_code" in _fields(cls) else empty(cls)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 

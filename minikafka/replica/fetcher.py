@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError

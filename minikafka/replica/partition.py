@@ -14,6 +14,7 @@ leave or rejoin the ISR is decided in ``minikafka.replica.isr``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime
 import struct
@@ -251,10 +252,8 @@ class Partition:
             if remaining <= 0:
                 raise KafkaError(ErrorCode.request_timed_out,
                                  f"{self.topic}-{self.index}: the in-sync replicas did not copy the write in time.")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.waiter(), remaining)
-            except asyncio.TimeoutError:
-                pass
         self._check_isr_after_append()
 
     def _check_isr_after_append(self) -> None:

@@ -13,7 +13,8 @@ runs on (its replicas, the cluster metadata, creating its internal topic).
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Protocol
+from collections.abc import Iterator, Mapping
+from typing import Protocol
 
 from ..config import BrokerConfig
 from ..metadata import ClusterMetadata, PartitionInfo, TopicInfo

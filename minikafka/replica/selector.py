@@ -14,7 +14,7 @@ up follower there, among those that have the offset being fetched.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .partition import Partition
 

@@ -11,7 +11,7 @@ lists in ``leader.replication.throttled.replicas`` / ``follower.replication.thro
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 WINDOW_MS = 1000
 

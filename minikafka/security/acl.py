@@ -96,7 +96,7 @@ class AclBinding:
         return {k: int(v) if isinstance(v, enum.IntEnum) else v for k, v in asdict(self).items()}
 
     @classmethod
-    def from_record(cls, rec: dict) -> "AclBinding":
+    def from_record(cls, rec: dict) -> AclBinding:
         return cls(ResourceType(rec["resource_type"]), rec["name"], PatternType(rec["pattern"]),
                    rec["principal"], rec["host"], Operation(rec["operation"]), Permission(rec["permission"]))
 

@@ -19,7 +19,8 @@ type would allow the operation (an idempotent producer needs WRITE on any topic)
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol
+from collections.abc import Iterable
+from typing import Protocol
 
 from .acl import OPERATIONS, AclBinding, Operation, PatternType, Permission, ResourceType, WILDCARD, \
     WILDCARD_PRINCIPAL, applies_to

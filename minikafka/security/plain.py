@@ -8,7 +8,7 @@ so it belongs on a TLS listener (SASL_SSL) anywhere but a classroom.
 from __future__ import annotations
 
 import hmac
-from typing import Mapping
+from collections.abc import Mapping
 
 from .mechanisms import AuthenticationFailed
 

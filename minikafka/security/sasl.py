@@ -16,8 +16,8 @@ sans-I/O: the dispatcher feeds it API keys and tokens, the server closes sockets
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .mechanisms import AuthenticationFailed, Mechanism, generic_failure
 

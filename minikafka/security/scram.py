@@ -22,8 +22,8 @@ import base64
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .mechanisms import AuthenticationFailed
 
@@ -45,11 +45,11 @@ class ScramMechanism:
     def salted_password(self, password: str, salt: bytes, iterations: int) -> bytes:
         return hashlib.pbkdf2_hmac(self.hash_name, password.encode(), salt, iterations)
 
-    def credential(self, salted_password: bytes, salt: bytes, iterations: int) -> "ScramCredential":
+    def credential(self, salted_password: bytes, salt: bytes, iterations: int) -> ScramCredential:
         client_key = self.hmac(salted_password, b"Client Key")
         return ScramCredential(salt, self.hash(client_key), self.hmac(salted_password, b"Server Key"), iterations)
 
-    def credential_from_password(self, password: str, iterations: int = MIN_ITERATIONS) -> "ScramCredential":
+    def credential_from_password(self, password: str, iterations: int = MIN_ITERATIONS) -> ScramCredential:
         salt = secrets.token_bytes(32)
         return self.credential(self.salted_password(password, salt, iterations), salt, iterations)
 
@@ -73,7 +73,7 @@ class ScramCredential:
                 "server_key": b64(self.server_key).decode(), "iterations": self.iterations}
 
     @classmethod
-    def from_record(cls, rec: dict) -> "ScramCredential":
+    def from_record(cls, rec: dict) -> ScramCredential:
         d = base64.b64decode
         return cls(d(rec["salt"]), d(rec["stored_key"]), d(rec["server_key"]), int(rec["iterations"]))
 
@@ -115,7 +115,7 @@ class ScramServer:
         return self._client_final(text) if self._credential else self._client_first(text)
 
     def _client_first(self, message: str) -> bytes:
-        flag, authzid, bare = (message.split(",", 2) + ["", ""])[:3]
+        flag, authzid, bare = ([*message.split(",", 2), "", ""])[:3]
         if flag != "n" or not bare:
             raise AuthenticationFailed(f"Invalid SCRAM client first message {message!r}")
         attrs = dict(_attributes(bare))  # n=, r= and extensions such as tokenauth=true

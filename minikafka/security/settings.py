@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..config import ConfigError
 from . import jaas, tls

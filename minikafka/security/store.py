@@ -11,7 +11,7 @@ the records on start-up.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .acl import AclBinding, ResourceType
 from .scram import ScramCredential

@@ -11,8 +11,9 @@ Kafka checks (e.g. ``group.share.min.record.lock.duration.ms``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..config import BrokerConfig, ConfigEntry, ConfigError, Setting, render
 

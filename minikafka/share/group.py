@@ -16,8 +16,8 @@ share (see ``partition``). A group is Empty without members and Stable with some
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from ..errors import ErrorCode, KafkaError
 

@@ -20,8 +20,8 @@ delivery counts kept).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from ..errors import ErrorCode, KafkaError
 from .states import ACK_EVENTS, AckType, RecordState, next_state

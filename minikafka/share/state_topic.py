@@ -28,7 +28,8 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-from typing import Iterable, Iterator, Protocol
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from .. import records
 from ..clock import now_ms

@@ -25,7 +25,7 @@ import asyncio
 import datetime
 import logging
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
 
 from .. import records
 from ..clock import now_ms

@@ -99,11 +99,11 @@ def test_dynamic_settings_per_broker_and_cluster_wide_reach_the_topics(admin_and
 
 def test_changes_kafka_refuses(admin_and_cluster):
     client, _ = admin_and_cluster
-    with pytest.raises(Exception, match="INVALID_CONFIG.*dynamically: num.partitions"):
+    with pytest.raises(Exception, match=r"INVALID_CONFIG.*dynamically: num\.partitions"):
         alter(client, ResourceType.BROKER, "1", num_partitions="3")
-    with pytest.raises(Exception, match="INVALID_CONFIG.*log.retention.ms must be a whole number"):
+    with pytest.raises(Exception, match=r"INVALID_CONFIG.*log\.retention\.ms must be a whole number"):
         alter(client, ResourceType.BROKER, "1", log_retention_ms="soon")
-    with pytest.raises(Exception, match="INVALID_CONFIG.*Unknown broker setting"):
+    with pytest.raises(Exception, match=r"INVALID_CONFIG.*Unknown broker setting"):
         alter(client, ResourceType.BROKER, "1", no_such_setting="1")
     assert describe(client, ResourceType.BROKER, "1")["num.partitions"].value == "1"
 

@@ -145,7 +145,7 @@ async def feed(cluster: Cluster, seed: int, total: int, per_frame_s: float, vali
             outcomes["answered" if answer is not None else "no answer"] += 1
         except (MalformedRequest, DropConnection):
             outcomes["refused"] += 1
-        except asyncio.TimeoutError:
+        except TimeoutError:
             outcomes["long poll"] += 1
         except Exception as e:  # noqa: BLE001 - reported: the server would close this connection with a traceback
             outcomes["internal error"] += 1

@@ -22,7 +22,7 @@ def closed(sock: socket.socket, within: float) -> bool:
         return sock.recv(1) == b""
     except (ConnectionResetError, BrokenPipeError):
         return True
-    except socket.timeout:
+    except TimeoutError:
         return False
 
 

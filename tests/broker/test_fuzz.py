@@ -67,7 +67,7 @@ def fire(addr: tuple[str, int], payload: bytes, declared_size: int | None = None
         try:
             while s.recv(65536):
                 pass
-        except (socket.timeout, ConnectionError):
+        except (TimeoutError, ConnectionError):
             pass
 
 

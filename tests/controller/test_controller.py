@@ -30,7 +30,7 @@ def cluster_of(*ids: int, unclean: bool = False):
 
 
 def test_the_controller_is_the_lowest_live_broker():
-    controller, hosts, _ = cluster_of(2, 3)
+    controller, _hosts, _ = cluster_of(2, 3)
     assert controller.metadata.controller_id == 2
 
 
@@ -52,7 +52,7 @@ def test_with_no_in_sync_replica_alive_the_partition_goes_offline_unless_unclean
 
 
 def test_a_caught_up_preferred_replica_gets_its_leadership_back():
-    controller, hosts, info = cluster_of(1, 2, 3)
+    controller, _hosts, info = cluster_of(1, 2, 3)
     controller.shrink_isr("t", info, 1)
     controller.elect_leader("t", info, exclude=(1,))
     assert info.leader == 2 and info.isr == [2, 3]
@@ -61,7 +61,7 @@ def test_a_caught_up_preferred_replica_gets_its_leadership_back():
 
 
 def test_the_last_in_sync_replica_is_never_dropped_from_the_isr():
-    controller, hosts, info = cluster_of(1, 2, 3)
+    controller, _hosts, info = cluster_of(1, 2, 3)
     info.isr = [2]
     controller.shrink_isr("t", info, 2)
     assert info.isr == [2]

@@ -16,7 +16,7 @@ import textwrap
 
 ENGLISH = frozenset("""the and of to in is are was were with from this that not but for by will each every which
 when into than then its been be on at an or it they their there these those what who how why would should
-could don't isn't doesn't won't after before while until also only just""".split())
+could don't isn't doesn't won't after before while until also only just""".split())  # noqa: SIM905 - reads as prose
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # whole words, accents included: estarían holds no "an"
 # Not prose: at-least-once, read_committed, --execute, `code`, a one-word string ('at': a key), tqdm's it/s,
 # a keyword argument (at=...).

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from slides import deck
-from translations import build, notes
+from translations import build, catalogs, notes
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -76,7 +76,7 @@ def test_the_instructor_editions_are_the_lessons_with_their_notes_as_built():
 
 
 def test_a_spanish_deck_gets_spanish_notes():
-    spanish = ROOT / "notebooks" / "es" / build.translated_name(LESSONS[2], "es")
+    spanish = ROOT / "notebooks" / "es" / catalogs.translated_name(LESSONS[2], "es")
     nb = notes.with_notes(nbformat.read(spanish, as_version=4), spanish)
     said = [c.source for c in nb.cells if notes.is_note(c)]
     assert said and all(s.startswith("**Notas para el ponente.**") for s in said)
@@ -96,13 +96,13 @@ def _lesson(tmp_path: Path, *cells) -> Path:
     return path
 
 
-def _note(text: str, id: str):
-    return nbformat.v4.new_markdown_cell(text, id=id, metadata={"slideshow": {"slide_type": "notes"}})
+def _note(text: str, cell_id: str):
+    return nbformat.v4.new_markdown_cell(text, id=cell_id, metadata={"slideshow": {"slide_type": "notes"}})
 
 
 def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(build, "REPO", tmp_path)
-    monkeypatch.setattr(build, "HERE", tmp_path / "translations")
+    monkeypatch.setattr(catalogs, "REPO", tmp_path)
+    monkeypatch.setattr(catalogs, "HERE", tmp_path / "translations")
     monkeypatch.setattr(notes, "NOTES", tmp_path / "instructor" / "notes")
     monkeypatch.setattr(notes, "LESSONS", tmp_path / "notebooks")
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
@@ -122,7 +122,8 @@ def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothi
     assert [(n.id, n.after, n.text) for n in moved] == [
         ("n1", "title", "Say: one."), ("n2", "code", "Say: two."), ("n3", "code", "Say: three.")]
     assert {m.context for m in build.load(catalog) if m.id} == {"title", "part"}
-    assert [(n.id, n.text) for n in notes.read("99-test", "es")][0] == ("n1", "Di: uno.")
+    first = notes.read("99-test", "es")[0]
+    assert (first.id, first.text) == ("n1", "Di: uno.")
 
     files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert notes.migrate([path]) == []

@@ -9,8 +9,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-import kafka_course as course  # noqa: E402
-from kafka_course import connection, features, rebalance  # noqa: E402
+import kafka_course as course
+from kafka_course import connection, features, rebalance
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -22,7 +22,7 @@ import pytest
 from slides import build as slides_build
 from slides import deck
 from tests.course.test_translations import avoided, prose
-from translations import build, docs
+from translations import build, catalogs, docs
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [d for lang in build.languages() for d in docs.documents(lang)]
@@ -72,7 +72,7 @@ def _with_source(doc: docs.Document, tmp_path: Path, text: str, catalog: Path | 
 
 def test_a_changed_english_block_makes_its_translation_stale(tmp_path, monkeypatch):
     guide = by_source("docs/instructor-guide.md")
-    monkeypatch.setattr(build, "REPO", tmp_path.parent)  # names relative to somewhere that holds tmp_path
+    monkeypatch.setattr(catalogs, "REPO", tmp_path.parent)  # names relative to somewhere that holds tmp_path
     english = guide.source.read_text()
     edited = english.replace("Two weeks before:", "Three weeks before:")
     stale = build.problems(_with_source(guide, tmp_path, edited))
@@ -89,7 +89,7 @@ def test_update_keeps_moved_blocks_and_marks_changed_ones_fuzzy(tmp_path, monkey
     guide = by_source("docs/instructor-guide.md")
     catalog = tmp_path / "copy.po"
     shutil.copy(guide.catalog, catalog)
-    monkeypatch.setattr(build, "REPO", tmp_path.parent)
+    monkeypatch.setattr(catalogs, "REPO", tmp_path.parent)
     english = guide.source.read_text()
     section = "## Agendas\n\n### One day: a developer's first day with Kafka\n\n"
     inserted = english.replace(section, section + "A paragraph inserted before the others.\n\n")
@@ -107,9 +107,9 @@ def test_update_keeps_moved_blocks_and_marks_changed_ones_fuzzy(tmp_path, monkey
     entry = next(m for m in build.load(catalog) if m.context == f"{day}/4")
     assert entry.fuzzy and entry.string.startswith("Los notebooks 03")
     old = next(m.id for m in build.load(guide.catalog) if m.context == f"{day}/3")
-    assert build.previous_ids(catalog) == {f"{day}/4": old}, "the translator sees the old English"
+    assert catalogs.previous_ids(catalog) == {f"{day}/4": old}, "the translator sees the old English"
     build.update(doc)  # a second update keeps it
-    assert build.previous_ids(catalog) == {f"{day}/4": old}
+    assert catalogs.previous_ids(catalog) == {f"{day}/4": old}
     table = next(m for m in build.load(catalog) if m.context == f"{day}/3")
     assert table.string.startswith("| hora | parte |") and not table.fuzzy
 
@@ -133,7 +133,7 @@ def test_the_command_line_takes_documents():
 def _spanish_of(target: Path) -> Path | None:
     """The Spanish counterpart of an English notebook or document, if there is one."""
     relative = target.relative_to(ROOT)
-    spanish_name = build.translated_name(target, "es")
+    spanish_name = catalogs.translated_name(target, "es")
     if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks" and "es" not in relative.parts:
         return ROOT / "notebooks" / "es" / Path(*relative.parts[1:-1]) / spanish_name
     if relative.suffix == ".ipynb" and relative.parts[0] == "labs" and "es" not in relative.parts:

@@ -26,7 +26,7 @@ import pytest
 from kafka_course import i18n
 from tests.course.english import english_lines, unexpected_english
 from tests.course.test_notebooks import run_timeout, timed
-from translations import build
+from translations import build, catalogs
 from translations.notes import documents as notes_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def _pair_with_source(pair: build.Pair, tmp_path: Path, change) -> build.Pair:
 
 def test_a_changed_english_cell_makes_its_translation_stale(tmp_path, monkeypatch):
     pair = next(p for p in PAIRS if p.name == "notebooks/00-setup-and-tour.ipynb")
-    monkeypatch.setattr(build, "REPO", tmp_path.parent)  # names relative to somewhere that holds tmp_path
+    monkeypatch.setattr(catalogs, "REPO", tmp_path.parent)  # names relative to somewhere that holds tmp_path
 
     def edit(nb):
         cell = next(c for c in nb.cells if c.cell_type == "markdown")
@@ -79,8 +79,8 @@ def test_update_keeps_an_old_translation_as_fuzzy_with_the_english_it_was_made_f
     catalog = tmp_path / "es" / "copy.po"
     catalog.parent.mkdir()
     shutil.copy(pair.catalog, catalog)
-    monkeypatch.setattr(build, "HERE", tmp_path)
-    monkeypatch.setattr(build, "REPO", tmp_path.parent)
+    monkeypatch.setattr(catalogs, "HERE", tmp_path)
+    monkeypatch.setattr(catalogs, "REPO", tmp_path.parent)
 
     def edit(nb):
         next(c for c in nb.cells if c.id == "d8619c33").source += " (edited)"
@@ -92,9 +92,9 @@ def test_update_keeps_an_old_translation_as_fuzzy_with_the_english_it_was_made_f
     entry = next(m for m in build.load(catalog) if m.context == "d8619c33")
     assert entry.fuzzy and entry.string.startswith("Cada mensaje")
     english = next(c.source for c in nbformat.read(pair.source, as_version=4).cells if c.id == "d8619c33")
-    assert build.previous_ids(catalog) == {"d8619c33": english}, "the translator sees what the English was"
+    assert catalogs.previous_ids(catalog) == {"d8619c33": english}, "the translator sees what the English was"
     build.update(changed)  # a second update keeps it
-    assert build.previous_ids(catalog) == {"d8619c33": english}
+    assert catalogs.previous_ids(catalog) == {"d8619c33": english}
     assert any("fuzzy" in line for line in build.problems(changed))
 
 
@@ -118,8 +118,8 @@ def test_a_new_language_is_a_new_folder_of_catalogs_not_new_code(tmp_path, monke
     (tmp_path / "translations").mkdir()
     (tmp_path / "notebooks").mkdir()
     shutil.copy(ROOT / "notebooks" / "00-setup-and-tour.ipynb", tmp_path / "notebooks")
-    monkeypatch.setattr(build, "HERE", tmp_path / "translations")
-    monkeypatch.setattr(build, "REPO", tmp_path)
+    monkeypatch.setattr(catalogs, "HERE", tmp_path / "translations")
+    monkeypatch.setattr(catalogs, "REPO", tmp_path)
     monkeypatch.chdir(tmp_path)
     assert build.main(["add", "pt", "notebooks/00-setup-and-tour.ipynb"]) == 0
     assert build.languages() == ["pt"]
@@ -182,7 +182,7 @@ def test_in_jupyterlab_the_notebooks_own_metadata_chooses_the_language(tmp_path,
 # -- the glossary ------------------------------------------------------------------------------------
 def avoided(lang: str) -> dict[str, str]:
     """Each variant the glossary says to avoid -> the term to use."""
-    rows = [line.split("|")[1:-1] for line in (build.HERE / lang / "GLOSSARY.md").read_text().splitlines()
+    rows = [line.split("|")[1:-1] for line in (catalogs.HERE / lang / "GLOSSARY.md").read_text().splitlines()
             if line.startswith("| ") and not line.startswith("| English") and not line.startswith("|---")]
     return {bad.strip(): use.strip() for _, use, bads in rows for bad in bads.split(",") if bad.strip()}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -31,7 +32,7 @@ def test_json_converter_envelopes_round_trip_and_plain_json_is_refused():
     assert record.value_schema.field("amount").schema.type == "float64"  # JSON's "double"
     again = converters.make(JSON, {}, False).from_connect("sales", record.value_schema, record.value)
     assert json.loads(again) == SALE
-    with pytest.raises(converters.DataException, match="schemas.enable=false"):
+    with pytest.raises(converters.DataException, match=re.escape("schemas.enable=false")):
         converters.make(JSON, {}, False).to_connect("sales", b'{"id": 7}')
     assert converters.make(JSON, {"schemas.enable": "false"}, False).to_connect("sales", b'{"id": 7}') == (
         None, {"id": 7})

@@ -79,7 +79,7 @@ def test_json_schema_serializer_round_trip_and_validation(client, subject):
     assert data[0] == 0 and json.loads(data[5:]) == {"id": 7}
     assert JSONDeserializer(None, schema_registry_client=client)(data, ctx) == {"id": 7}
     assert client.get_latest_version(subject).schema.schema_type == "JSON"
-    with pytest.raises(Exception, match="is not of type .integer."):
+    with pytest.raises(Exception, match=r"is not of type .integer."):
         serialize({"id": "seven"}, ctx)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 # Small timeouts keep rebalances fast: heartbeats every second, sessions of 6 s.
 KAFKA_PYTHON_GROUP = dict(session_timeout_ms=6000, heartbeat_interval_ms=1000, max_poll_interval_ms=10000,

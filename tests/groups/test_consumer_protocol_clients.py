@@ -164,7 +164,7 @@ def test_the_consumer_groups_tool_shows_each_groups_type_and_target_assignments(
     assert main(["--bootstrap-server", fast.bootstrap_servers, "--list", "--type", "consumer"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == ["tool-new"]
     base = ["--bootstrap-server", fast.bootstrap_servers, "--describe", "--group", "tool-new", "--members"]
-    assert main(base + ["--verbose"]) == 0
+    assert main([*base, "--verbose"]) == 0
     header, row = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert header[-2:] == ["CURRENT-ASSIGNMENT", "TARGET-ASSIGNMENT"]
     assert row[-2:] == [f"{topic_name}(0,1)", f"{topic_name}(0,1)"]

@@ -65,7 +65,7 @@ def test_an_empty_group_changes_protocol_and_keeps_its_offsets():
         assert join(c, "g", "a").member_epoch == 1
         assert await c.commit("g", "a", None, 1, [("t", 0, CommittedOffset(5))]) == {("t", 0): ErrorCode.none}
         c.consumer_heartbeat("g", Heartbeat("a", -1))
-        member, generation = await stable_member(c, "g")  # now a classic group
+        _member, _generation = await stable_member(c, "g")  # now a classic group
         assert c.fetch("g", [("t", 0)])[0][2].offset == 5
         assert c.consumer_groups.get("g") is None
     asyncio.run(scenario())

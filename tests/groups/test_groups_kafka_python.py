@@ -45,7 +45,7 @@ def test_three_members_share_six_partitions_and_another_group_gets_everything(bo
         wait_until(lambda: sum(len(m.values()) for m in members) >= 600, 30, "the first group to read everything")
         assert sorted(v for m in members for v in m.values()) == sorted(sent)  # each record read once
     finally:
-        stop_all(members + [other])
+        stop_all([*members, other])
 
 
 class SteadyProducer(threading.Thread):

@@ -186,7 +186,7 @@ def test_commits_are_kafka_records_in_the_groups_partition(cluster, bootstrap, t
     msg = wait_until(lambda: reader.poll(0.5), 15, "the commit record")
     reader.close()
     assert msg.key() == offsets.offset_key("on-disk", topic_name, 0)
-    version, offset, epoch = struct.unpack_from(">hqi", msg.value())
+    version, offset, _epoch = struct.unpack_from(">hqi", msg.value())
     assert (version, offset) == (3, 12) and msg.value()[14:18] == b"\x00\x02hi"
     assert cluster.metadata.topic_config("__consumer_offsets")["cleanup.policy"] == "compact"
 

@@ -84,7 +84,7 @@ WRONG = {
         ["billing could also read shop.orders-archive", "commit offsets in the group billing-reports",
          "A prefixed group ACL for billing", "A prefixed topic ACL for shop.orders covers"]),
     "Describe on every topic for everyone": (
-        SOLUTION + ["--allow-principal User:* --operation Describe --topic *"],
+        [*SOLUTION, "--allow-principal User:* --operation Describe --topic *"],
         ["orders-app could also see", "see payroll listed (Describe)", "mallory could also see shop.orders listed",
          "Describe on topics beyond orders-app's own", "an ACL for User:* (every principal)"]),
     "a prefix too short for the auditor": (

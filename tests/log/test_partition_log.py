@@ -231,7 +231,7 @@ def test_restart_recovers_every_acknowledged_batch(tmp_path):
 
 
 def test_restart_without_close_recovers_too(tmp_path):
-    log, before = fill_disk_log(tmp_path)  # a crash: no close, active segment's index never written
+    _log, before = fill_disk_log(tmp_path)  # a crash: no close, active segment's index never written
     again, after = fill_disk_log(tmp_path, batches=0)
     assert after == before and again.log_end_offset == 90
     assert again.offset_for_timestamp(10_000 + 100 * 29 + 1) == (88, 10_000 + 100 * 29 + 1)
@@ -269,7 +269,7 @@ def test_recovery_drops_garbage_appended_to_the_active_segment(tmp_path):
     log.close()
     with open(log.active.path, "ab") as f:
         f.write(os.urandom(3) + b"\x00" * 100)
-    again, after = fill_disk_log(tmp_path, batches=0)
+    _again, after = fill_disk_log(tmp_path, batches=0)
     assert after == before
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import struct
 
 import pytest
@@ -60,7 +61,7 @@ def test_offset_index_is_sparse_one_entry_per_index_interval_bytes():
     batches = fill(segment, 20, interval=1_000)  # each batch is ~600 bytes
     assert 0 < len(segment.offset_index) < len(batches)
     positions = list(segment.offset_index.positions)
-    assert all(b - a >= 1_000 for a, b in zip(positions, positions[1:]))
+    assert all(b - a >= 1_000 for a, b in itertools.pairwise(positions))
 
 
 def test_locate_finds_the_batch_containing_an_offset_inside_it():

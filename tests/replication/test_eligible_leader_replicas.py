@@ -35,7 +35,7 @@ def elr_of(admin, topic: str) -> tuple[list[int], list[int], list[int]]:
 
 
 def test_an_acks_1_write_to_a_lone_leader_is_invisible_until_the_isr_is_big_enough(make_cluster, kafka_admin):
-    cluster, leader, (first, second) = lone_leader(make_cluster, elr=1)
+    cluster, leader, (_first, second) = lone_leader(make_cluster, elr=1)
     assert read_partitions(cluster.bootstrap_servers, "orders", 1, timeout=5)[0] == [b"replicated"]
     assert cluster.partition_state("orders")["high_watermark"] == 1
     admin = kafka_admin(cluster)
@@ -47,7 +47,7 @@ def test_an_acks_1_write_to_a_lone_leader_is_invisible_until_the_isr_is_big_enou
 
 
 def test_an_eligible_leader_replica_leads_when_the_isr_is_gone(make_cluster):
-    cluster, leader, (first, second) = lone_leader(make_cluster, elr=1)
+    cluster, leader, (_first, second) = lone_leader(make_cluster, elr=1)
     cluster.start_broker(second)  # back, not caught up yet: eligible, and the ISR grows once it fetches
     cluster.crash_broker(leader)
     assert wait_for(lambda: cluster.partition_state("orders")["leader"] == second)

@@ -133,6 +133,6 @@ def test_minikafka_serve_takes_broker_rack_from_server_properties(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
-    wrong = subprocess.run(command + ["--brokers", "2", "--config", "broker.rack=a,b,c"], capture_output=True,
+    wrong = subprocess.run([*command, "--brokers", "2", "--config", "broker.rack=a,b,c"], capture_output=True,
                            text=True, timeout=30)
     assert wrong.returncode == 2 and "2 broker(s) need 2 rack(s)" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -82,7 +82,8 @@ def test_create_describe_and_delete_acls_with_the_admin_client(secured):
                              AclOperation.ANY, AclPermissionType.ANY)
     assert [b.name for b in secured.admin.describe_acls(match).result(10)] == ["logs-"]
     deny_filter = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, DENY)
-    deleted = list(secured.admin.delete_acls([deny_filter]).values())[0].result(10)
+    [deleted_future] = secured.admin.delete_acls([deny_filter]).values()
+    deleted = deleted_future.result(10)
     assert [(b.principal, b.permission_type) for b in deleted] == [("User:bob", DENY)]
     assert len(secured.admin.describe_acls(everything()).result(10)) == 3
 
@@ -99,11 +100,11 @@ def test_an_invalid_acl_is_refused_alone(secured):
 def test_acl_apis_need_an_authorizer_and_alter_on_the_cluster(secured, make_cluster):
     alice = AdminClient(secured.client())
     with pytest.raises(KafkaException) as refused:
-        list(alice.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())[0].result(10)
+        next(iter(alice.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())).result(10)
     assert refused.value.args[0].code() == KafkaError.CLUSTER_AUTHORIZATION_FAILED
     plain = AdminClient({"bootstrap.servers": make_cluster(in_memory=True).bootstrap_servers, "logger": LIBRDKAFKA_LOG})
     with pytest.raises(KafkaException) as refused:
-        list(plain.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())[0].result(10)
+        next(iter(plain.create_acls([allow(ResourceType.TOPIC, "t", AclOperation.READ)]).values())).result(10)
     assert refused.value.args[0].code() == KafkaError.SECURITY_DISABLED  # no authorizer.class.name
 
 

@@ -37,7 +37,7 @@ def test_acls_with_kafka_pythons_admin_client(secured):
     created = client.create_acls([acl("orders", ACLOperation.WRITE),
                                   acl("logs-", ACLOperation.READ, pattern=ACLResourcePatternType.PREFIXED)])
     assert len(created["succeeded"]) == 2 and not created["failed"]
-    acls, error = client.describe_acls(ANY_TOPIC_ACL)
+    acls, _error = client.describe_acls(ANY_TOPIC_ACL)
     assert sorted(a.resource_pattern.resource_name for a in acls) == ["logs-", "orders"]
     [(_, deleted, _)] = client.delete_acls([ACLFilter(None, None, ACLOperation.WRITE, ACLPermissionType.ANY,
                                                       ResourcePatternFilter(ResourceType.TOPIC, None,

@@ -131,6 +131,7 @@ class AvroConverter(Converter):
         schema_id = int.from_bytes(data[1:5], "big")
         if schema_id not in self._schemas:
             text = self.registry.get_schema(schema_id).schema_str
+            assert text is not None  # a schema the registry returns by id has its text
             parsed = fastavro.parse_schema(json.loads(text))
             self._schemas[schema_id] = (parsed, schema_from_avro(json.loads(text)))
         parsed, connect_schema = self._schemas[schema_id]

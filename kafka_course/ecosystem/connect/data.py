@@ -20,12 +20,12 @@ PRIMITIVES = ("int8", "int16", "int32", "int64", "float32", "float64", "boolean"
 class Schema:
     type: str
     optional: bool = False
-    fields: tuple["Field", ...] = ()
+    fields: tuple[Field, ...] = ()
     name: str | None = None
-    items: "Schema | None" = None  # an array's items, a map's values
-    keys: "Schema | None" = None  # a map's keys
+    items: Schema | None = None  # an array's items, a map's values
+    keys: Schema | None = None  # a map's keys
 
-    def field(self, name: str) -> "Field | None":
+    def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
 
 
@@ -54,7 +54,7 @@ class ConnectRecord:
     source_partition: dict | None = None  # source records only
     source_offset: dict | None = None
 
-    def but(self, **changes: Any) -> "ConnectRecord":
+    def but(self, **changes: Any) -> ConnectRecord:
         return replace(self, **changes)
 
     def where(self) -> str:

@@ -103,9 +103,9 @@ class Plugin:
                 out["topics"].append("topics and topics.regex are mutually exclusive options, but both are set.")
             elif not topics and not regex:
                 out["topics"].append("Must configure one of topics or topics.regex")
-        if self.class_name.endswith("JdbcSinkConnector"):
-            if config.get("delete.enabled", "false").lower() == "true" and config.get("pk.mode") != "record_key":
-                out["delete.enabled"].append("Deletes are only supported for pk.mode record_key")
+        if (self.class_name.endswith("JdbcSinkConnector") and config.get("delete.enabled", "false").lower() == "true"
+                and config.get("pk.mode") != "record_key"):
+            out["delete.enabled"].append("Deletes are only supported for pk.mode record_key")
         out.update(transforms.problems(config))
         return out
 

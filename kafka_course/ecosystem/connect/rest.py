@@ -15,7 +15,8 @@ Errors come back as ``{"error_code": 404, "message": "Connector sales not found"
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote
 
 from . import plugins, transforms

@@ -22,12 +22,14 @@ import re
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from ...client_logs import quiet
 from . import converters, plugins, transforms
+from .._kafka import position
 from .data import ConnectRecord
 from .storage import offset_key
 from .tasks import TASKS
@@ -39,9 +41,12 @@ class TaskRunner:
     def __init__(self, connector: str, task_id: int, config: dict[str, str], worker: Any, on_status: StatusListener):
         self.connector, self.id, self.config, self.worker = connector, task_id, config, worker
         self.on_status = on_status
-        self.state, self.trace, self.started = "UNASSIGNED", None, False
+        self.state, self.started = "UNASSIGNED", False
+        self.trace: str | None = None
         self.stopping, self.paused = threading.Event(), threading.Event()
-        self.task = TASKS[plugins.find(config["connector.class"]).class_name]()
+        plugin = plugins.find(config["connector.class"])
+        assert plugin is not None, config["connector.class"]  # the worker runs only connectors of a known plugin
+        self.task = TASKS[plugin.class_name]()
         self.transforms = transforms.chain(config)
         self.key_converter = self._converter("key")
         self.value_converter = self._converter("value")
@@ -95,9 +100,10 @@ class TaskRunner:
 
     def transform(self, record: ConnectRecord) -> ConnectRecord | None:
         for t in self.transforms:
-            record = t.apply(record)
-            if record is None:
+            applied = t.apply(record)
+            if applied is None:
                 return None
+            record = applied
         return record
 
     # what each kind of task does
@@ -180,7 +186,9 @@ class SinkRunner(TaskRunner):
             record = self._record(msg)
             if record is not None:
                 records.append(record)
-            self.positions[(msg.topic(), msg.partition())] = msg.offset() + 1
+            topic, (partition, offset) = msg.topic(), position(msg)
+            assert topic is not None  # a record names its topic
+            self.positions[(topic, partition)] = offset + 1
         if records:
             self.task.put(records)
 
@@ -191,10 +199,10 @@ class SinkRunner(TaskRunner):
             record = ConnectRecord(msg.topic(), key, value, key_schema, value_schema, msg.partition(), msg.offset(),
                                    msg.timestamp()[1], tuple(msg.headers() or ()))
             return self.transform(record)
-        except Exception:  # noqa: BLE001 - errors.tolerance decides
+        except Exception:  # any failure of a record: errors.tolerance decides (re-raised unless "all")
             if not self.tolerate:
                 raise
-            if self.dlq is not None:
+            if self.dlq is not None and self.dead_letters is not None:  # the one is made when the other is set
                 self.dlq.produce(self.dead_letters, msg.value(), msg.key())
                 self.dlq.flush(10)
             return None
@@ -212,8 +220,9 @@ class SinkRunner(TaskRunner):
             self.consumer.close()
         if self.started:
             self.task.stop()
-        if getattr(self, "dlq", None) is not None:
-            self.dlq.flush(5)
+        dlq = getattr(self, "dlq", None)
+        if dlq is not None:
+            dlq.flush(5)
 
 
 def runner_for(plugin_type: str) -> type[TaskRunner]:

@@ -14,6 +14,7 @@ class ConnectServer:
     def __init__(self, bootstrap: str, *, port: int = 0, config: dict[str, str] | None = None):
         self.http = JsonServer(self._answer, port=port, name="connect-rest")
         host, bound = self.http.httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's address: (host, port), the host a str
         self.worker = Worker(bootstrap, f"{host}:{bound}", config)
         cluster_id = admin(bootstrap).list_topics(timeout=10).cluster_id or "unknown"
         self.api = ConnectApi(self.worker, cluster_id)
@@ -25,7 +26,7 @@ class ConnectServer:
     def _answer(self, method, path, query, body):
         return self.api.answer(method, path, query, body)
 
-    def start(self) -> "ConnectServer":
+    def start(self) -> ConnectServer:
         self.worker.start()
         self.http.start()
         return self

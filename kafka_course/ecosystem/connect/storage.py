@@ -51,7 +51,9 @@ class ConnectTopics:
         """The latest value of every key of ``topic`` (None for a tombstone)."""
         latest: dict[bytes, Any] = {}
         for msg in read_to_end(self.bootstrap, topic, timeout=15):
-            latest[msg.key()] = None if msg.value() is None else json.loads(msg.value())
+            key, value = msg.key(), msg.value()
+            assert key is not None  # Connect's internal topics are keyed
+            latest[key] = None if value is None else json.loads(value)
         return latest
 
     def source_offset(self, connector: str, partition: dict) -> dict | None:

@@ -24,7 +24,8 @@ class ConnectException(RuntimeError):
 
 class SourceTask:
     def start(self, config: dict[str, str], offset: dict | None) -> None: ...
-    def poll(self) -> list[ConnectRecord]: ...
+    def poll(self) -> list[ConnectRecord]:
+        return []  # every source task overrides this: the records it found since the last poll
     def stop(self) -> None: ...
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from .converters import DataException
 from .data import ConnectRecord, Field, Schema
@@ -124,7 +124,8 @@ class ExtractField(Transform):
         schema, value = self.get(record)
         self.require_struct_or_map("field extraction", schema, value)
         name = self.config["field"]
-        inner = schema.field(name).schema if schema is not None and schema.field(name) else None
+        field = schema.field(name) if schema is not None else None
+        inner = field.schema if field else None
         return self.put(record, inner, None if value is None else value.get(name))
 
 
@@ -153,7 +154,8 @@ class RegexRouter(Transform):
 
 
 class TimestampRouter(Transform):
-    JAVA_DATE = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")]
+    JAVA_DATE: ClassVar[list[tuple[str, str]]] = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
+                                                   ("mm", "%M"), ("ss", "%S")]
 
     def apply(self, record):
         fmt = self.config.get("timestamp.format", "yyyyMMdd")
@@ -165,6 +167,7 @@ class TimestampRouter(Transform):
 
 
 CLASSES: dict[str, tuple[type[Transform], str]] = {}
+_cls: type[Transform]
 for _cls in (InsertField, ReplaceField, MaskField, ExtractField):
     CLASSES[f"{PREFIX}{_cls.__name__}$Value"] = (_cls, "value")
     CLASSES[f"{PREFIX}{_cls.__name__}$Key"] = (_cls, "key")

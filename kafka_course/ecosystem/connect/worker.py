@@ -51,7 +51,7 @@ class Worker:
         self.lock = threading.RLock()
 
     # -- start and stop -----------------------------------------------------------------------
-    def start(self) -> "Worker":
+    def start(self) -> Worker:
         stored = {k.decode(): v for k, v in self.topics.read(self.topics.configs).items()}
         for key, value in stored.items():
             if key.startswith("connector-") and value is not None:

@@ -10,7 +10,8 @@ write to come back from Kafka.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote
 
 from . import errors
@@ -161,8 +162,8 @@ class RegistryApi:
 
     @route("PUT", "/config")
     def set_global_config(self, query, body):
-        level = (body or {}).get("compatibility")
-        self.write(self.store.plan_config(None, level or ""))
+        level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
+        self.write(self.store.plan_config(None, level))
         return {"compatibility": level.upper()}
 
     @route("GET", "/config/([^/]+)")
@@ -175,8 +176,8 @@ class RegistryApi:
 
     @route("PUT", "/config/([^/]+)")
     def set_subject_config(self, subject, query, body):
-        level = (body or {}).get("compatibility")
-        self.write(self.store.plan_config(subject, level or ""))
+        level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
+        self.write(self.store.plan_config(subject, level))
         return {"compatibility": level.upper()}
 
     @route("DELETE", "/config/([^/]+)")

@@ -77,7 +77,7 @@ class _Resolution:
         while True:
             if isinstance(schema, str) and schema in names:
                 schema = names[schema]
-            elif isinstance(schema, dict) and schema["type"] not in NAMED + ("array", "map"):
+            elif isinstance(schema, dict) and schema["type"] not in (*NAMED, "array", "map"):
                 schema = schema["type"]
             else:
                 return schema

@@ -153,7 +153,7 @@ def _kind(proto: Proto, scope: str, type_name: str) -> tuple[str, str]:
         return ("enum" if full in proto.enums else "message", full)
     parts = scope.split(".")
     for i in range(len(parts), -1, -1):  # protobuf's scoping: innermost first
-        full = ".".join(parts[:i] + [type_name])
+        full = ".".join([*parts[:i], type_name])
         if full in proto.enums:
             return ("enum", full)
         if full in proto.messages:
@@ -187,7 +187,7 @@ def _field_problems(r: Proto, w: Proto, scopes: tuple[str, str], r_fields: dict[
                 out.append(("REQUIRED_FIELD_REMOVED", f"required {where} ({wf.name}) was removed"))
             continue
         (rk, rt), (wk, wt) = _kind(r, r_scope, rf.type), _kind(w, message, wf.type)
-        if (rf.label == "repeated") != (wf.label == "repeated") or {rk, wk} - {"scalar", "enum"} and rk != wk:
+        if (rf.label == "repeated") != (wf.label == "repeated") or ({rk, wk} - {"scalar", "enum"} and rk != wk):
             before, after = f"{wf.label} {wt}".strip(), f"{rf.label} {rt}".strip()
             out.append(("FIELD_KIND_CHANGED", f"{where} changed from {before} to {after}"))
         elif rk == "message" and _short(rt) != _short(wt):

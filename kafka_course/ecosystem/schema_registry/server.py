@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaError, Message, Producer
 
 from ...client_logs import quiet
 from .._http import JsonServer, Raw
@@ -36,17 +36,22 @@ class SchemasTopic:
     def replay(self, store: SchemaStore) -> int:
         count = 0
         for msg in read_to_end(self.bootstrap, self.topic, timeout=15):
-            value = msg.value()
-            store.apply(json.loads(msg.key()), None if value is None else json.loads(value))
+            key, value = msg.key(), msg.value()
+            assert key is not None  # every record of the schemas topic has a JSON key
+            store.apply(json.loads(key), None if value is None else json.loads(value))
             count += 1
         return count
 
     def write(self, records: list[Record]) -> None:
-        failures = []
+        failures: list[KafkaError] = []
+
+        def on_delivery(err: KafkaError | None, _msg: Message) -> None:
+            if err:
+                failures.append(err)
+
         for key, value in records:
             self.producer.produce(self.topic, None if value is None else json.dumps(value).encode(),
-                                  json.dumps(key).encode(),
-                                  on_delivery=lambda err, msg: err and failures.append(err))
+                                  json.dumps(key).encode(), on_delivery=on_delivery)
         if self.producer.flush(15) or failures:
             raise errors.RegistryError(500, 50001, f"Error while writing to the Kafka store: {failures or 'timeout'}")
 
@@ -65,7 +70,7 @@ class SchemaRegistryServer:
     def url(self) -> str:
         return self.http.url
 
-    def start(self) -> "SchemaRegistryServer":
+    def start(self) -> SchemaRegistryServer:
         self.records_replayed = self.topic.replay(self.store)
         self.http.start()
         return self

@@ -65,6 +65,7 @@ class SchemaStore:
     def apply(self, key: dict, value: dict | None) -> None:
         kind, subject = key.get("keytype"), key.get("subject")
         if kind == "SCHEMA":
+            assert subject is not None, key  # the registry writes a subject into every schema record's key
             versions = self.subjects.setdefault(subject, {})
             if value is None:
                 versions.pop(key["version"], None)
@@ -79,6 +80,7 @@ class SchemaStore:
             else:
                 self.configs[subject] = value["compatibilityLevel"]
         elif kind == "DELETE_SUBJECT" and value is not None:
+            assert subject is not None, key  # and into every subject deletion's
             versions = self.subjects.get(subject, {})
             for v in [v for v in versions.values() if v.version <= value["version"]]:
                 versions[v.version] = replace(v, deleted=True)
@@ -196,8 +198,8 @@ class SchemaStore:
             if live:
                 raise errors.subject_not_soft_deleted(subject)
             records = [(schema_key(subject, v.version), None) for v in every]
-            return records + [({"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}, None),
-                              (config_key(subject), None)], [v.version for v in every]
+            return [*records, ({"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}, None),
+                    (config_key(subject), None)], [v.version for v in every]
         if not live:
             raise errors.subject_soft_deleted(subject)
         key = {"keytype": "DELETE_SUBJECT", "subject": subject, "magic": 0}

@@ -21,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 PAYMENTS = 200
 JOBS, SLOW_EVERY, SLOW_S, QUICK_S, WORKERS = 45, 3, 0.3, 0.01, 3

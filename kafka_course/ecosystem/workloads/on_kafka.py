@@ -105,7 +105,8 @@ def fan_out(bootstrap: str, settings: dict[str, Any]) -> Run:
 
     from ...clients import offsets
     topic = _topic(bootstrap, "ticks", 1)
-    run, latencies = Run("fan-out", "kafka"), []
+    run = Run("fan-out", "kafka")
+    latencies: list[float] = []
     dashboards = []
     for d in range(DASHBOARDS):
         consumer = _consumer(bootstrap, **{"group.id": f"dashboard-{d}-{topic}", **settings})

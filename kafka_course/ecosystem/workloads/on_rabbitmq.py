@@ -113,11 +113,12 @@ def fan_out(url: str, settings: dict[str, Any]) -> Run:
     channel = connection.channel()
     exchange = f"ticks-{uuid.uuid4().hex[:6]}"
     channel.exchange_declare(exchange, exchange_type="fanout", auto_delete=True)
-    queues = []
+    queues: list[str] = []
     for _i in range(DASHBOARDS):
         queues.append(channel.queue_declare(f"{exchange}-dashboard-{len(queues)}", auto_delete=True).method.queue)
         channel.queue_bind(queues[-1], exchange)
-    run, latencies, ready = Run("fan-out", "rabbitmq"), [], threading.Barrier(DASHBOARDS + 1, timeout=LIMIT_S)
+    latencies: list[float] = []
+    run, ready = Run("fan-out", "rabbitmq"), threading.Barrier(DASHBOARDS + 1, timeout=LIMIT_S)
     counted = threading.Event()  # the dashboards stay connected (their queues alive) until the count
     dashboards = [threading.Thread(target=_dashboard, args=(url, q, latencies, run, ready, counted), daemon=True)
                   for q in queues]
