@@ -38,7 +38,7 @@ class Recorder:
         start = time.perf_counter()
         try:
             result = call(*args, **kwargs)
-        except Exception as exc:  # every failure of a client call is a figure of the room
+        except Exception as exc:  # noqa: BLE001 - every failure of a client call is a figure of the room
             self.error(f"{op}: {type(exc).__name__}: {exc}")
             return None
         self.add(op, time.perf_counter() - start)
@@ -149,7 +149,7 @@ class Learner:
             self.admin.incremental_alter_configs([resource])[resource].result(30)
             consumer = ShareConsumer({**self._base(), "group.id": group})
             consumer.subscribe([self.topic])
-        except Exception as exc:  # a broker without share groups: the room runs without them
+        except Exception as exc:  # noqa: BLE001 - a broker without share groups: the room runs without them
             self.rec.notes.add(f"share groups skipped: {type(exc).__name__}: {exc}")
             self.share = False
             return None
@@ -214,7 +214,7 @@ class Learner:
         while time.monotonic() < deadline:
             try:
                 messages = self.share_consumer.poll(0.1)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failed poll is counted, not raised
                 self.rec.error(f"share: {type(exc).__name__}: {exc}")
                 return
             if messages:
@@ -229,7 +229,7 @@ class Learner:
             self.group_round += 1
             self.group = f"{self.name}-g{self.group_round}"
             self._add_member("join")
-        elif len(self.members) < size and self.group_round % 3 != 0 or len(self.members) == 1:
+        elif (len(self.members) < size and self.group_round % 3 != 0) or len(self.members) == 1:
             self._add_member("rebalance")
         else:
             self.members.pop(self.rng.randrange(len(self.members))).stop()
@@ -290,5 +290,5 @@ def live(learner: Learner, start_at: float, stop_at: float, burst_every: float, 
         time.sleep(max(0.0, wake - time.time()))
         try:
             learner.cell()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a cell that fails is an error of the room, counted
             learner.rec.error(f"cell: {type(exc).__name__}: {exc}")

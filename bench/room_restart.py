@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from room import api_keys, free_port  # noqa: E402
+from room import api_keys, free_port
 
 VALUE = 1000
 
