@@ -18,7 +18,7 @@ import time
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from _broker import broker
+from _broker import broker, read_exactly
 
 
 def watch(host: str, port: int, stop: threading.Event, delays: list[float]) -> None:
@@ -28,20 +28,10 @@ def watch(host: str, port: int, stop: threading.Event, delays: list[float]) -> N
         while not stop.is_set():
             start = time.perf_counter()
             s.sendall(struct.pack(">i", len(request)) + request)
-            size = struct.unpack(">i", _recv(s, 4))[0]
-            _recv(s, size)
+            size = struct.unpack(">i", read_exactly(s, 4))[0]
+            read_exactly(s, size)
             delays.append(time.perf_counter() - start)
             time.sleep(0.02)
-
-
-def _recv(s: socket.socket, n: int) -> bytes:
-    out = b""
-    while len(out) < n:
-        chunk = s.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("broker closed the connection")
-        out += chunk
-    return out
 
 
 def main() -> None:

