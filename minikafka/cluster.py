@@ -258,11 +258,13 @@ class Cluster:
             return fn(*args, **kwargs)
         return self.run(_call())
 
-    def serve_forever(self) -> None:
+    def serve_forever(self, ready: Callable[[], None] | None = None) -> None:
         """Run in the foreground until SIGTERM or SIGINT (``minikafka serve``), then shut down as
         Kafka does on SIGTERM: leadership moves first, logs are flushed, the clean-shutdown marker
         is written. Both signals are taken even where they were ignored when the process started
-        (SIGINT is, for a background job of a script)."""
+        (SIGINT is, for a background job of a script). ``ready`` is called once both are taken:
+        whoever reads what it prints may signal at once (a Ctrl-C sent between an announcement
+        and the handlers would otherwise interrupt the process half-way)."""
         self.start()
         asked = threading.Event()
         stopping: list[str] = []
@@ -273,6 +275,8 @@ class Cluster:
         in_main = threading.current_thread() is threading.main_thread()
         before = {s: signal.signal(s, stop_on) for s in (signal.SIGTERM, signal.SIGINT)} if in_main else {}
         try:
+            if ready is not None:
+                ready()
             while not asked.wait(0.5) and self._thread is not None and self._thread.is_alive():
                 pass
         finally:

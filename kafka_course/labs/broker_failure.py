@@ -159,8 +159,10 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
                                pending=trial.pending)
         with _Writer(producer, trial):
             windows = script.run()
-        _judge(report, trial, servers, windows.get("out of sync"))
-        _judge_windows(report, trial, windows, producer_settings, _min_insync(servers, topic))
+        unclean_allowed = _topic_config(servers, topic, "unclean.leader.election.enable") == "true"
+        _judge(report, trial, servers, windows.get("out of sync"), unclean_allowed)
+        _judge_windows(report, trial, windows, producer_settings,
+                       _topic_config(servers, topic, "min.insync.replicas"))
         _forget(topic, servers)
         return trial
 
@@ -183,19 +185,20 @@ def _forget(topic: str, servers: str) -> None:
         delete_topic(topic, bootstrap=servers)
 
 
-def _min_insync(servers: str, topic: str) -> str:
-    """The topic's min.insync.replicas as the cluster applies it (its own, or the broker default)."""
+def _topic_config(servers: str, topic: str, name: str) -> str:
+    """One of the topic's settings as the cluster applies it (its own, or the broker default)."""
     from confluent_kafka.admin import ConfigResource
     from ..clients import admin
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
     try:
         entries = admin(servers).describe_configs([resource])[resource].result(10)
-        return entries["min.insync.replicas"].value
+        return entries[name].value
     except Exception:  # noqa: BLE001 - only a hint in a sentence
         return "?"
 
 
-def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | None = None) -> None:
+def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | None = None,
+           unclean_allowed: bool = False) -> None:
     from ..guarantees import read_topic
     stored = read_topic(servers, trial.topic, "read_uncommitted", timeout=30)
     by_partition: dict[int, Counter] = {}
@@ -209,7 +212,7 @@ def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | Non
                                        errors=dict(trial.errors) or _("none")))
     report.check(acked > 0, _("{acked} records were acknowledged").format(acked=acked),
                  _("no record was acknowledged at all; is the producer able to write to the topic?"))
-    unclean = _unclean_leader(out_of_sync)
+    unclean = _unclean_leader(out_of_sync) if unclean_allowed else None
     if unclean is not None:
         gone = _("{count} acknowledged records are gone (e.g. {example}). While brokers {down}, the in-sync replicas, "
                  "were stopped, broker {leader}, whose copy was behind, became the leader of partition {partition}: "
@@ -231,7 +234,11 @@ def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | Non
 
 
 def _unclean_leader(window: Window | None):
-    """A partition led, while its in-sync replicas were all stopped, by a replica that was out of sync."""
+    """A partition led, while its in-sync replicas were all stopped, by a replica that was out of sync.
+
+    Only asked when the topic allows unclean elections: otherwise a replica that left the ISR
+    while it was below min.insync.replicas may lead as an eligible leader replica (KIP-966),
+    a clean election, and what it lacks was acknowledged by the leader alone (acks)."""
     if window is None:
         return None
     return next((p for p in window.partitions if p.leader >= 0 and p.leader not in window.down), None)

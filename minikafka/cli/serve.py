@@ -187,9 +187,8 @@ def main(argv: list[str]) -> int:
         print(f"Not used by minikafka (one process, its own controller): {', '.join(where.not_used)}.")
     if where.unknown:
         print(f"Warning: not a Kafka setting, ignored: {', '.join(where.unknown)}.", file=sys.stderr)
-    print(f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {_listening(cluster)} ({stored}). "
-          "Ctrl-C or SIGTERM stops it cleanly.",
-          flush=True)
-    cluster.serve_forever()
+    cluster.serve_forever(ready=lambda: print(
+        f"minikafka: {args.brokers} broker(s) (id {ids}) listening on {_listening(cluster)} ({stored}). "
+        "Ctrl-C or SIGTERM stops it cleanly.", flush=True))
     print("minikafka: stopped cleanly (leaders moved, logs flushed).", flush=True)
     return 0

@@ -83,3 +83,26 @@ def test_unclean_leader_election_loses_what_the_out_of_sync_replica_never_had(th
                     "acknowledged records are gone", "an unclean leader election",
                     "Leave unclean.leader.election.enable false")
     assert "wait for all in-sync replicas (acks)" not in printed
+
+
+@pytest.mark.parametrize("unclean_allowed, blamed, not_blamed", [
+    (False, "wait for all in-sync replicas (acks)", "an unclean leader election"),
+    (True, "an unclean leader election", "wait for all in-sync replicas (acks)"),
+])
+def test_a_lost_record_is_blamed_on_an_unclean_election_only_when_the_topic_allows_one(
+        three_brokers, unclean_allowed, blamed, not_blamed):
+    """A replica that left the ISR below min.insync.replicas may lead again as an eligible leader
+    replica (KIP-966): a clean election. Records acknowledged by the leader alone and missing
+    afterwards are then the producer's acks, not an unclean election (a full run once blamed it)."""
+    from kafka_course.handle import PartitionState
+    from kafka_course.labs.failure_script import Window
+    from kafka_course.clients import new_topic
+    topic = lab_check._create(new_topic, settings()[0], three_brokers)
+    trial = lab_check.Trial(topic)
+    trial.acked[0] = [b"record-0000001"]  # acknowledged, never stored
+    window = Window("out of sync", [1, 2], 0.0, partitions=[PartitionState(0, 3, (1, 2, 3), (3,))])
+    report = lab_check.Report("lab 05")
+    lab_check._judge(report, trial, three_brokers, window, unclean_allowed)
+    said = " ".join(report.failed)
+    assert "1 acknowledged records are gone (e.g. record-0000001)" in said
+    assert blamed in said and not_blamed not in said
