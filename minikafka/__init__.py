@@ -12,7 +12,7 @@ __all__ = ["Cluster"]
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     # Imported on first use, so that `minikafka --help` and the CLI tools start fast.
     if name == "Cluster":
         from .cluster import Cluster

@@ -121,7 +121,7 @@ class Cluster:
     def __enter__(self) -> Cluster:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def _run_loop(self, ready: threading.Event) -> None:
@@ -252,9 +252,9 @@ class Cluster:
             raise RuntimeError("Cluster.run() called from the broker thread would deadlock")
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
-    def call(self, fn: Callable[..., Any], *args, **kwargs) -> Any:
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Call a plain function on the brokers' loop (where broker state may be touched)."""
-        async def _call():
+        async def _call() -> Any:
             return fn(*args, **kwargs)
         return self.run(_call())
 
@@ -358,7 +358,7 @@ class Cluster:
 
     def partition_offsets(self, topic: str) -> list[dict]:
         """Log start offset, high watermark and log end offset of each partition (leader's view)."""
-        def read():
+        def read() -> list[dict]:
             out = []
             for p in self.metadata.topics[topic].partitions:
                 part = self.brokers[p.leader].partitions[(topic, p.index)]
@@ -386,7 +386,7 @@ class Cluster:
 
     def slow_broker(self, node_id: int, delay_ms: int) -> None:
         """Make a broker lag: its follower fetches and its responses wait ``delay_ms`` (0 undoes it)."""
-        def apply():
+        def apply() -> None:
             self.brokers[node_id].fetcher.delay_ms = delay_ms
             self.dispatchers[node_id].faults.set_latency(delay_ms)
         self.call(apply)
@@ -399,7 +399,7 @@ class Cluster:
         """Leader, epoch, replicas, ISR, eligible leader replicas (and the last known ones, KIP-966),
         high watermark and each replica's log end offset; during a reassignment (KIP-455) also
         the replicas being added and removed."""
-        def read():
+        def read() -> dict:
             info = self.metadata.topics[topic].partitions[partition]
             leos = {b: self.brokers[b].partitions[(topic, partition)].log_end_offset
                     for b in info.replicas if b in self.brokers and (topic, partition) in self.brokers[b].partitions}
@@ -423,7 +423,7 @@ class Cluster:
 
         A partition whose leader is down has an empty list.
         """
-        def read():
+        def read() -> dict[int, list[dict]]:
             out = {}
             for info in self.metadata.topics[topic].partitions:
                 leader = self.brokers.get(info.leader)
@@ -438,7 +438,7 @@ class Cluster:
         The log cleaner never touches an active segment; rolling first lets
         ``run_log_cleaner()`` compact or delete everything written so far.
         """
-        def roll():
+        def roll() -> None:
             for broker in self.brokers.values():
                 for (name, _), part in broker.partitions.items():
                     if name == topic and part.is_leader:
@@ -449,14 +449,14 @@ class Cluster:
         """A share group's view of one partition (KIP-932), from the partition's leader: the start
         and end offsets (SPSO, SPEO) and each in-flight record's state, delivery count and holder.
         None while the group has never read the partition."""
-        def read():
+        def read() -> Any:
             leader = self.brokers[self.metadata.topics[topic].partitions[partition].leader]
             return leader.share_partitions.describe(group, topic, partition)
         return self.call(read)
 
     def transaction_state(self, transactional_id: str) -> str:
         """The coordinator's state of a transactional id (``EMPTY``, ``ONGOING``...), or ``unknown``."""
-        def read():
+        def read() -> str:
             states = [b.transaction_state(transactional_id) for b in self.brokers.values()]
             return next((s for s in states if s is not None), "unknown")
         return self.call(read)

@@ -9,7 +9,7 @@ read this table, so a setting is documented exactly once.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,7 +265,7 @@ class TopicConfig(Mapping[str, Any]):
             return self.overrides[name]
         return self.broker.topic_default(name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(TOPIC_SETTINGS)
 
     def __len__(self) -> int:

@@ -18,6 +18,7 @@ that broker stops. Its rules are Kafka's:
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from . import reassignment
 from .clock import now_ms
@@ -182,7 +183,7 @@ class Controller:
             self.maybe_complete_reassignment(topic, info)
 
     # -- brokers coming and going ----------------------------------------------------------
-    def partitions(self):
+    def partitions(self) -> Iterator[tuple[str, PartitionInfo]]:
         for topic in list(self.metadata.topics.values()):
             for info in topic.partitions:
                 yield topic.name, info

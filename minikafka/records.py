@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import crc32c as _crc32c
 
@@ -237,7 +238,7 @@ def decompress(codec: int, data: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> 
         size = min(limit, size * 2)
 
 
-def _snappy_block(cramjam, block: bytes, limit: int) -> bytes:
+def _snappy_block(cramjam: Any, block: bytes, limit: int) -> bytes:
     try:
         size = cramjam.snappy.decompress_raw_len(block)
     except cramjam.DecompressionError as e:

@@ -124,7 +124,7 @@ def _move_first_listener(settings: dict, host: str | None, port: int | None) -> 
     settings["listeners"] = ",".join(listeners)
 
 
-def _listening(cluster) -> str:
+def _listening(cluster: Cluster) -> str:
     """Where clients connect: the addresses, and each listener's name when there are several."""
     specs = cluster.security.listeners
     if len(specs) <= 1:

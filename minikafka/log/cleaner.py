@@ -107,7 +107,7 @@ def _compactable(header: BatchHeader) -> bool:
     return not (header.is_control or header.is_transactional)
 
 
-def _records_or_none(header: BatchHeader, batch) -> list[Record] | None:
+def _records_or_none(header: BatchHeader, batch: bytes | memoryview) -> list[Record] | None:
     """The batch's records, or None (kept as it is, uncleaned) when they cannot be read:
     damaged bytes or a batch that would decompress past the bound."""
     try:

@@ -75,7 +75,7 @@ class Partition:
         for header, batch in self.log.batches(self.log.log_start_offset):
             self._observe(header, batch)
 
-    def _observe(self, header: records.BatchHeader, batch) -> None:
+    def _observe(self, header: records.BatchHeader, batch: bytes | memoryview) -> None:
         """Account for one batch that is now in the log (appended, replicated or recovered)."""
         if header.is_control and header.is_transactional:
             first = self.producers.open_transactions().get(header.producer_id, -1)
@@ -132,7 +132,7 @@ class Partition:
                 self._check_records(batch)
         return checked
 
-    def _check_records(self, batch) -> None:
+    def _check_records(self, batch: bytes | memoryview) -> None:
         """Look inside the batch, as Kafka's log validator does: compressed records must
         decompress (within a bound) and parse, and a compacted topic needs a key on each."""
         try:

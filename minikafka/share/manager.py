@@ -89,7 +89,7 @@ class SharePartitionManager:
         self._save(group_id, topic, part.index, share)  # the start offset is fixed from now on
         return share
 
-    def _save(self, group_id: str, topic: str, index: int, share: SharePartition):
+    def _save(self, group_id: str, topic: str, index: int, share: SharePartition) -> tuple[Partition | None, int]:
         key = partition_key(group_id, self.metadata.topics[topic].topic_id, index)
         return self.store.write(key, {"topic": topic, **share.snapshot()})
 
@@ -180,7 +180,8 @@ class SharePartitionManager:
             for future in pending:
                 future.cancel()
 
-    def _acquire_all(self, session: ShareSession, max_records: int, max_bytes: int):
+    def _acquire_all(self, session: ShareSession, max_records: int, max_bytes: int
+                     ) -> tuple[dict[SharePartitionId, Fetched], list[asyncio.Future]]:
         out: dict[SharePartitionId, Fetched] = {}
         waits: list[asyncio.Future] = []
         lock_ms = self.group_config(session.group_id)["share.record.lock.duration.ms"]
