@@ -182,3 +182,33 @@ def test_the_setting_accepts_only_kafkas_levels():
     assert BrokerConfig({})["transaction.version"] == 2
 
 
+
+
+@pytest.mark.parametrize("client", ["confluent-kafka", "kafka-python"])
+def test_classic_clients_keep_their_epoch_under_either_level(cluster, tv, client):
+    """librdkafka and kafka-python speak the classic protocol whatever the cluster finalizes: they add
+    partitions themselves and their epoch stays put across transactions."""
+    from tests.transactions.helpers import read_topic, values
+    bootstrap = cluster.bootstrap_servers
+    if client == "confluent-kafka":
+        from confluent_kafka import Producer
+        p = Producer({"bootstrap.servers": bootstrap, "transactional.id": "classic", "partitioner": "murmur2_random"})
+        p.init_transactions(15)
+        for outcome in ("commit", "abort", "commit"):
+            p.begin_transaction()
+            p.produce("out", outcome.encode(), b"k", partition=0)
+            p.flush(10)
+            p.commit_transaction(15) if outcome == "commit" else p.abort_transaction(15)
+    else:
+        from kafka import KafkaProducer
+        kp = KafkaProducer(bootstrap_servers=bootstrap, transactional_id="classic")
+        kp.init_transactions()
+        for outcome in ("commit", "abort", "commit"):
+            kp.begin_transaction()
+            kp.send("out", key=b"k", value=outcome.encode(), partition=0)
+            kp.flush()
+            kp.commit_transaction() if outcome == "commit" else kp.abort_transaction()
+        kp.close()
+    assert values(read_topic(bootstrap, "out", 2)) == [b"commit", b"commit"]
+    epochs = marker_epochs(cluster)
+    assert len(epochs) == 3 and len(set(epochs)) == 1
