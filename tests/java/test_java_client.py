@@ -68,8 +68,12 @@ def test_transaction_protocol_v2_bumps_the_epoch_at_each_transaction_end(classpa
     data, markers = epochs(cluster, "java-v2-out")
     first = data[0]
     assert len(markers) == 4
+    adds = sum(sum(cluster.request_counts(cluster.node_ids[0], api).values())
+               for api in ("AddPartitionsToTxn", "AddOffsetsToTxn"))
     if version == 2:  # four transactions, each written with its own epoch and ended with the next one
         assert sorted(set(data)) == [first, first + 1, first + 2, first + 3]
         assert markers == [first + 1, first + 2, first + 3, first + 4]
+        assert adds == 0  # Produce and TxnOffsetCommit added the partitions
     else:
         assert set(data) == {first} and markers == [first] * 4
+        assert adds > 0
