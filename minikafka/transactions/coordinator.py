@@ -142,7 +142,7 @@ class TransactionCoordinator:
         meta.producer_epoch += 1
         if meta.producer_epoch >= MAX_EPOCH:  # epoch exhausted: a fresh producer id starts over
             meta.producer_id, meta.producer_epoch = self.metadata.next_producer_id(), 0
-        meta.timeout_ms, meta.partitions = timeout_ms, set()
+        meta.timeout_ms, meta.partitions, meta.last_producer = timeout_ms, set(), (-1, -1)
         await self._persist(meta, TxnState.EMPTY)
         return meta.producer_id, meta.producer_epoch
 
@@ -315,6 +315,9 @@ class TransactionCoordinator:
         elif meta.state == TxnState.ONGOING and now - meta.start_ms > meta.timeout_ms:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)
+            # A v2 producer's own abort, with the epoch it had, then counts as a retry of this one and
+            # hands it the new epoch; its commit is fenced.
+            meta.last_producer = (meta.producer_id, meta.producer_epoch)
             await self._abort_for_fencing(meta)
         elif meta.state in FINISHED and now - meta.last_update_ms > self.config["transactional.id.expiration.ms"]:
             await self._expire(meta)

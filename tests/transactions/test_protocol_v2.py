@@ -6,6 +6,7 @@ older. A used-up epoch moves the producer to a new id."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 
 import pytest
@@ -212,3 +213,26 @@ def test_classic_clients_keep_their_epoch_under_either_level(cluster, tv, client
     assert values(read_topic(bootstrap, "out", 2)) == [b"commit", b"commit"]
     epochs = marker_epochs(cluster)
     assert len(epochs) == 3 and len(set(epochs)) == 1
+
+
+def test_after_a_timed_out_transaction_a_v2_abort_gets_the_new_epoch_and_a_commit_is_fenced(make_cluster):
+    """The coordinator aborts a transaction open past its timeout with a bumped epoch. The producer's own
+    EndTxn v5 abort, with the epoch it had, is then a retry of that abort; a commit is fenced (KAFKA-20785)."""
+    cluster = make_cluster(brokers=1, config={"transaction.state.log.num.partitions": 1})
+    cluster.create_topic("out", partitions=1)
+    with RawClient(cluster.bootstrap_servers) as client:
+        answer = client.request(InitProducerIdRequest(transactional_id=TID, transaction_timeout=datetime.timedelta(
+            milliseconds=300), producer_id=-1, producer_epoch=-1))
+        pid, epoch = answer.producer_id, answer.producer_epoch
+        assert produce(client, pid, epoch, 0) == ErrorCode.none
+        broker = cluster.brokers[cluster.node_ids[0]]
+
+        async def aborted() -> None:
+            while broker.transactions.txns[TID].state.name != "COMPLETE_ABORT":
+                await asyncio.sleep(0.05)
+        cluster.run(asyncio.wait_for(aborted(), 10))
+        assert end_txn(client, pid, epoch, commit=True)[0] == ErrorCode.producer_fenced
+        assert end_txn(client, pid, epoch, commit=False) == (ErrorCode.none, pid, epoch + 1)
+        assert produce(client, pid, epoch + 1, 0) == ErrorCode.none
+        assert end_txn(client, pid, epoch + 1, commit=True) == (ErrorCode.none, pid, epoch + 2)
+    assert marker_epochs(cluster) == [epoch + 1, epoch + 2]
