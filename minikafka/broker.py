@@ -223,6 +223,16 @@ class Broker:
         """A group coordinator checks TxnOffsetCommit's producer with this coordinator."""
         self.transactions.verify_producer(transactional_id, producer_id, producer_epoch)
 
+    async def add_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                 topic: str, index: int) -> None:
+        """A partition leader adds a partition to a producer's transaction (transaction protocol v2)."""
+        await self.transactions.add_partitions(transactional_id, producer_id, producer_epoch, [(topic, index)])
+
+    async def add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                         group_id: str) -> None:
+        """A group coordinator adds a group's offsets to a transaction (TxnOffsetCommit v5, protocol v2)."""
+        await self.transactions.add_offsets(transactional_id, producer_id, producer_epoch, group_id)
+
     def _became_leader(self, part: Partition) -> None:
         part.epochs.assign(part.leader_epoch, part.log_end_offset)
         part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}

@@ -117,6 +117,10 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("transaction.max.timeout.ms", "int", 900_000, "Largest transaction timeout a producer may ask for."),
     Setting("transactional.id.expiration.ms", "int", 7 * _DAY_MS, "Forget an idle transactional id after this."),
     Setting("transaction.state.log.num.partitions", "int", 50, "Partitions of __transaction_state."),
+    Setting("transaction.version", "int", 2, "2: transaction protocol v2 (KIP-890 part 2, a new Kafka 4.0+ "
+            "cluster's default): a client that reads it adds partitions by writing to them and gets a new producer "
+            "epoch at each EndTxn. 1: the classic protocol only. Older clients use the classic protocol either way. "
+            "(A feature level on Kafka: kafka-features.)", choices=("1", "2")),
     Setting("transaction.state.log.replication.factor", "int", 3,
             "Replicas of __transaction_state (at most as many as brokers are alive when it is created)."),    # Share groups (KIP-932): a group's own setting (share.*, see minikafka.share.configs) wins over these.
     Setting("group.share.record.lock.duration.ms", "int", 30_000, "How long a share consumer holds an acquired record before it is offered again."),

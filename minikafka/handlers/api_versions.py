@@ -8,13 +8,15 @@ From v3 the answer also lists the cluster's features (KIP-584): the levels this 
 supports and those the cluster finalized, which clients read to choose a protocol (a
 Java client uses transaction protocol v2 only where ``transaction.version`` is finalized
 at 2). ``FEATURES`` says what minikafka has: the consumer group protocol (KIP-848,
-``group.version`` 1), share groups (KIP-932, ``share.version`` 1) and the classic
-transaction protocol (``transaction.version`` 1); a Kafka 4.4 cluster finalizes
-``transaction.version`` 2 and ``eligible.leader.replicas.version`` 1, which minikafka has
-not (the README's table of differences says so).
+``group.version`` 1), share groups (KIP-932, ``share.version`` 1) and both transaction
+protocols (``transaction.version`` 1 and 2, KIP-890 part 2). As a new Kafka 4.4 cluster,
+minikafka finalizes ``transaction.version`` 2; the broker setting of that name (1) makes
+it a cluster that offers only the classic protocol.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 from kio.schema.api_versions.v4.request import ApiVersionsRequest
@@ -24,12 +26,14 @@ from ..protocol import codec
 from ..protocol.apis import API_TABLE
 from .context import RequestContext, Response
 
-# feature -> (lowest supported level, highest supported level, finalized level)
+# feature -> (lowest supported level, highest supported level, finalized level); a setting
+# of the same name, where the broker has one, chooses the finalized level.
 FEATURES: dict[str, tuple[int, int, int]] = {
     "group.version": (0, 1, 1),
     "share.version": (0, 1, 1),
-    "transaction.version": (0, 1, 1),
+    "transaction.version": (0, 2, 2),
 }
+SET_BY_CONFIG = ("transaction.version",)
 FEATURES_EPOCH = 1  # the finalized levels never change in a running minikafka
 
 
@@ -37,6 +41,11 @@ def _ranges(entry: type) -> tuple:
     """The API table as ApiVersion entries (the entry class has the same fields in every version)."""
     return tuple(entry(api_key=api.key, min_version=api.advertised_range[0], max_version=api.max_version)
                  for api in API_TABLE)
+
+
+def finalized(config: Any) -> dict[str, int]:
+    """Each feature's finalized level on this broker."""
+    return {name: config[name] if name in SET_BY_CONFIG else level for name, (_, _, level) in FEATURES.items()}
 
 
 async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
@@ -48,7 +57,8 @@ async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
                                  for name, (low, high, _) in FEATURES.items()),
         finalized_features_epoch=FEATURES_EPOCH,
         finalized_features=tuple(ctx.make("FinalizedFeatureKey", name=name, max_version_level=level,
-                                          min_version_level=level) for name, (_, _, level) in FEATURES.items()))
+                                          min_version_level=level)
+                                 for name, level in finalized(ctx.broker.config).items()))
 
 
 def unsupported_version_answer(correlation_id: int) -> bytes:

@@ -1,8 +1,10 @@
 """EndTxn: commit or abort. The coordinator records the decision, then writes a marker
 into every partition of the transaction (and applies or drops its offset commits).
 
-v5 answers with the producer id and epoch to use next: with transaction version 1 (the
-only one minikafka offers; KIP-890 part 2 would bump the epoch here) they are unchanged."""
+v5 is transaction protocol v2 (KIP-890 part 2): the coordinator bumps the producer's
+epoch as the transaction ends and answers with the producer id and epoch to use next
+(a new id once the epoch is used up). Older versions keep the epoch; their answer, where
+it has the fields, repeats the request's."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from ..errors import ErrorCode, KafkaError
 from . import _txn
 from .context import RequestContext, Response
 
+BUMPS_EPOCH_SINCE = 5
+
 
 async def handle(ctx: RequestContext, request: EndTxnRequest) -> Response:
+    pid, epoch = int(request.producer_id), int(request.producer_epoch)
     try:
-        await _txn.coordinator(ctx).end_txn(request.transactional_id, request.producer_id, request.producer_epoch,
-                                            request.committed)
+        pid, epoch = await _txn.coordinator(ctx).end_txn(request.transactional_id, pid, epoch, request.committed,
+                                                         bump_epoch=ctx.api_version >= BUMPS_EPOCH_SINCE)
         code = ErrorCode.none
     except KafkaError as e:
         code = _txn.code_for(ctx, "EndTxn", e)
-    return ctx.respond(error_code=code, producer_id=request.producer_id, producer_epoch=request.producer_epoch)
+    return ctx.respond(error_code=code, producer_id=pid, producer_epoch=epoch)

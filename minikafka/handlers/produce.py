@@ -4,10 +4,11 @@ The batches are stored exactly as the producer built them (compression included)
 the leader only checks them and assigns offsets. With ``acks=all`` the answer waits
 until every in-sync replica has the batch (``Partition.wait_for_replicas``); with
 ``acks=0`` no answer is sent at all. A transaction's first write to a partition is
-verified with its coordinator first (KIP-890). v13 names topics by id (KIP-516). v12+
-are answered as by a Kafka 4.1 broker with ``transaction.version`` 1: minikafka does not
-offer transaction version 2 (KIP-890 part 2), so clients still add each partition to
-their transaction first.
+verified with its coordinator first (KIP-890). With transaction protocol v2 (KIP-890
+part 2: v12+, where the cluster finalizes ``transaction.version`` 2) that first write
+adds the partition to the transaction instead; older versions, and every version where
+``transaction.version`` is 1, are refused if the producer did not add it. v13 names
+topics by id (KIP-516).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from ..errors import ErrorCode, KafkaError
 from ..metadata import INTERNAL_TOPICS
 from ..replica.partition import InvalidRecords
 from ..security.acl import Operation, ResourceType
-from ..transactions.verification import verify_write
+from ..transactions.verification import add_write, implicit_adds, verify_write
 from ._topic_ids import ZERO, name_of, upgrade_within
 from .context import RequestContext, Response
 
 _UTC = datetime.UTC
+ADDS_PARTITIONS_SINCE = 12  # Produce v12: a transaction protocol v2 client adds partitions by writing
 log = logging.getLogger("minikafka.produce")
 
 
@@ -86,8 +88,11 @@ async def _produce_one(ctx: RequestContext, request: Request, topic: str, data: 
         if request.acks == -1:
             part.check_min_insync()
         if request.transactional_id is not None:
-            verify_write(part, records.BatchHeader.parse(data.records), request.transactional_id,
-                         broker.metadata, broker.peers)
+            header = records.BatchHeader.parse(data.records)
+            if implicit_adds(broker.config["transaction.version"], ctx.api_version, ADDS_PARTITIONS_SINCE):
+                await add_write(part, header, request.transactional_id, broker.metadata, broker.peers)
+            else:
+                verify_write(part, header, request.transactional_id, broker.metadata, broker.peers)
         info = part.append_produced(data.records)
         if request.acks == -1:
             await part.wait_for_replicas(info.last_offset + 1, request.timeout)

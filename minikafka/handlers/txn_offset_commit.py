@@ -4,6 +4,10 @@ The group coordinator writes them to ``__consumer_offsets`` as transactional rec
 the producer; they become the group's committed offsets only when the transaction's
 COMMIT marker lands there, and vanish on ABORT. So the output records and the input
 offsets are committed together, or not at all: exactly-once processing.
+
+v5 on a cluster that finalizes ``transaction.version`` 2 is transaction protocol v2
+(KIP-890 part 2): the request also adds the group's offsets partition to the
+transaction, which older versions leave to AddOffsetsToTxn.
 """
 
 from __future__ import annotations
@@ -14,17 +18,23 @@ from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from ..groups.offsets import CommittedOffset
 from ..security.acl import Operation, ResourceType
-from ..transactions.verification import verify_offset_commit
+from ..transactions.verification import add_offset_commit, implicit_adds, verify_offset_commit
 from . import _txn
 from ._groups import coordinator
 from .context import RequestContext, Response
 
+ADDS_OFFSETS_SINCE = 5
+
 
 async def _results(ctx: RequestContext, request: TxnOffsetCommitRequest,
                    commits: list[tuple[str, int, CommittedOffset]]) -> dict:
+    broker = ctx.broker
     try:
+        if implicit_adds(broker.config["transaction.version"], ctx.api_version, ADDS_OFFSETS_SINCE):
+            await add_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
+                                    request.group_id, broker.metadata, broker.peers)
         verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
-                             ctx.broker.metadata, ctx.broker.peers)
+                             broker.metadata, broker.peers)
         return await coordinator(ctx).commit_transactional(
             request.group_id, request.producer_id, request.producer_epoch, request.member_id,
             request.group_instance_id, request.generation_id, commits)

@@ -46,6 +46,12 @@ class ReplicaHost(Protocol):
 
     def verify_transaction_producer(self, transactional_id: str, producer_id: int, producer_epoch: int) -> None: ...
 
+    async def add_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                 topic: str, index: int) -> None: ...
+
+    async def add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                         group_id: str) -> None: ...
+
 
 class LocalReplicas(Protocol):
     """What a coordinator needs of its own broker."""

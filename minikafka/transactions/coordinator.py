@@ -13,6 +13,12 @@ new epoch, so every partition's producer state refuses the zombie from then on. 
 transaction left open longer than its ``transaction.timeout.ms`` is aborted the same
 way, and an idle id is forgotten after ``transactional.id.expiration.ms``.
 
+Transaction protocol v2 (KIP-890 part 2), which a client uses when the cluster finalizes
+``transaction.version`` 2, changes two things here: partition leaders add partitions on
+the producer's behalf when it first writes to them, and EndTxn v5 ends every transaction
+with a bumped epoch, which the markers carry and the answer hands to the producer. A zombie
+of the producer is then fenced at its next write, not only after a new instance initializes.
+
 Each transactional id moves one step at a time: a per-id lock serialises EndTxn,
 InitProducerId, AddPartitions and the timer, so a transaction is completed once.
 The coordinator knows only its own broker's replicas (``LocalReplicas``) and reaches
@@ -43,6 +49,7 @@ TOPIC = "__transaction_state"
 REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 OPEN = (TxnState.ONGOING,)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
+MAX_EPOCH = 32767  # the largest int16: an epoch bumped to it is the producer id's last
 
 
 # Kafka places transactional ids exactly as it places groups: abs(hashCode) % partitions.
@@ -133,9 +140,9 @@ class TransactionCoordinator:
         if meta.state in OPEN:
             await self._abort_for_fencing(meta)
         meta.producer_epoch += 1
-        if meta.producer_epoch >= 32767:  # epoch exhausted: a fresh producer id starts over
+        if meta.producer_epoch >= MAX_EPOCH:  # epoch exhausted: a fresh producer id starts over
             meta.producer_id, meta.producer_epoch = self.metadata.next_producer_id(), 0
-        meta.timeout_ms, meta.partitions = timeout_ms, set()
+        meta.timeout_ms, meta.partitions, meta.last_producer = timeout_ms, set(), (-1, -1)
         await self._persist(meta, TxnState.EMPTY)
         return meta.producer_id, meta.producer_epoch
 
@@ -174,9 +181,17 @@ class TransactionCoordinator:
         count = len(self.metadata.topics[offsets_topic].partitions)
         await self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
 
-    async def end_txn(self, tid: str, pid: int, epoch: int, commit: bool) -> None:
+    async def end_txn(self, tid: str, pid: int, epoch: int, commit: bool, bump_epoch: bool = False
+                      ) -> tuple[int, int]:
+        """Commit or abort; the producer id and epoch the producer goes on with.
+
+        ``bump_epoch`` is transaction protocol v2 (EndTxn v5): they are new after every transaction.
+        """
         async with self._locks[tid]:
+            if bump_epoch:
+                return await self._end_txn_v2(tid, pid, epoch, commit)
             await self._end_txn(tid, pid, epoch, commit)
+            return pid, epoch
 
     async def _end_txn(self, tid: str, pid: int, epoch: int, commit: bool) -> None:
         meta = self._checked(tid, pid, epoch)
@@ -188,6 +203,28 @@ class TransactionCoordinator:
                              f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
         await self._complete(meta)
+
+    async def _end_txn_v2(self, tid: str, pid: int, epoch: int, commit: bool) -> tuple[int, int]:
+        self._state_partition(tid)
+        meta = self.txns.get(tid)
+        preparing = TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT
+        done = TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT
+        if meta is not None and meta.last_producer == (pid, epoch) and meta.state in (preparing, done):
+            return _next_producer(meta)  # a retry whose answer was lost: it still has the old epoch
+        meta = self._checked(tid, pid, epoch)
+        # An abort may find nothing to abort: the producer's writes failed before adding a partition.
+        if meta.state != TxnState.ONGOING and (commit or meta.state not in FINISHED):
+            raise KafkaError(ErrorCode.invalid_txn_state,
+                             f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
+        if meta.state != TxnState.ONGOING:
+            meta.partitions = set()
+        meta.last_producer = (pid, epoch)
+        meta.producer_epoch += 1  # the markers carry the new epoch
+        if meta.producer_epoch >= MAX_EPOCH:
+            meta.next_producer_id = self.metadata.next_producer_id()
+        await self._persist(meta, preparing)
+        await self._complete(meta)
+        return _next_producer(meta)
 
     def verify(self, tid: str, pid: int, epoch: int, topic: str, index: int) -> None:
         """A partition leader's check of a transaction's first write to it (KIP-890).
@@ -233,6 +270,8 @@ class TransactionCoordinator:
             meta.partitions = set(pending)
             return
         meta.partitions = set()
+        if meta.next_producer_id >= 0:  # v2 used the epoch up: the producer goes on with a new id
+            meta.producer_id, meta.producer_epoch, meta.next_producer_id = meta.next_producer_id, 0, -1
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
     async def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
@@ -276,6 +315,9 @@ class TransactionCoordinator:
         elif meta.state == TxnState.ONGOING and now - meta.start_ms > meta.timeout_ms:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)
+            # A v2 producer's own abort, with the epoch it had, then counts as a retry of this one and
+            # hands it the new epoch; its commit is fenced.
+            meta.last_producer = (meta.producer_id, meta.producer_epoch)
             await self._abort_for_fencing(meta)
         elif meta.state in FINISHED and now - meta.last_update_ms > self.config["transactional.id.expiration.ms"]:
             await self._expire(meta)
@@ -291,3 +333,10 @@ class TransactionCoordinator:
         log.info("transactional id %r expired after %d ms idle", meta.transactional_id,
                  self.config["transactional.id.expiration.ms"])
 
+
+
+def _next_producer(meta: TxnMetadata) -> tuple[int, int]:
+    """The producer id and epoch a transaction protocol v2 producer goes on with."""
+    if meta.next_producer_id >= 0:  # the old id's markers are still being written
+        return meta.next_producer_id, 0
+    return meta.producer_id, meta.producer_epoch

@@ -3,6 +3,9 @@
 A transactional producer moves its ``transactional.id`` through these states; the
 coordinator checks every move against ``TRANSITIONS`` and the course draws its diagram
 from the same rows. The numbers are the ones Kafka writes into ``__transaction_state``.
+With transaction protocol v2 (KIP-890 part 2) a producer may abort a transaction the
+coordinator never heard of (its first writes failed before they added a partition), so
+an abort may also start from a finished state.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ TRANSITIONS: tuple[tuple[TxnState, str, TxnState], ...] = (
     (S.ONGOING, "AddPartitionsToTxn / AddOffsetsToTxn", S.ONGOING),
     (S.ONGOING, "EndTxn(commit)", S.PREPARE_COMMIT),
     (S.ONGOING, "EndTxn(abort), timeout or fencing", S.PREPARE_ABORT),
+    (S.EMPTY, "EndTxn v5 (abort), nothing added", S.PREPARE_ABORT),
+    (S.COMPLETE_COMMIT, "EndTxn v5 (abort), nothing added", S.PREPARE_ABORT),
+    (S.COMPLETE_ABORT, "EndTxn v5 (abort), nothing added", S.PREPARE_ABORT),
     (S.PREPARE_COMMIT, "markers written", S.COMPLETE_COMMIT),
     (S.PREPARE_ABORT, "markers written", S.COMPLETE_ABORT),
     (S.EMPTY, "InitProducerId", S.EMPTY),

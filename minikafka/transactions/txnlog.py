@@ -25,6 +25,11 @@ class TxnMetadata:
     partitions: set[tuple[str, int]] = field(default_factory=set)
     last_update_ms: int = 0
     start_ms: int = -1
+    # Transaction protocol v2 (kept in memory only; Kafka writes them as tagged fields):
+    # the producer id and epoch an EndTxn v5 came with, so its retry is recognised after the
+    # bump, and the id to move to once the epoch is used up (-1: none).
+    last_producer: tuple[int, int] = (-1, -1)
+    next_producer_id: int = -1
 
 
 def _string(s: str) -> bytes:

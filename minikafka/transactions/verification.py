@@ -8,6 +8,11 @@ question: the partition's producer state already shows the open transaction. A
 write from an older epoch of the producer (a zombie, fenced when a new instance with the same
 transactional id initialized) is refused with INVALID_PRODUCER_EPOCH, as Kafka's coordinator
 answers the leader's question: the zombie learns it is fenced at its next send.
+
+With transaction protocol v2 (KIP-890 part 2: Produce v12+ and TxnOffsetCommit v5+ on a
+cluster that finalizes ``transaction.version`` 2) the producer never adds partitions
+itself: instead of the question, the leader (or the group coordinator) asks the
+coordinator to add the partition, with the same answers for a fenced producer.
 """
 
 from __future__ import annotations
@@ -36,6 +41,44 @@ def verify_write(part: Partition, header: BatchHeader, transactional_id: str, me
     if coordinator is not None:
         coordinator.verify_transaction(transactional_id, header.producer_id, header.producer_epoch, part.topic,
                                        part.index)
+
+
+def implicit_adds(transaction_version: int, api_version: int, since: int) -> bool:
+    """Does a request of this version add its partitions to the transaction (protocol v2), where the
+    cluster finalizes ``transaction_version``?"""
+    return api_version >= since and transaction_version >= 2
+
+
+async def add_write(part: Partition, header: BatchHeader, transactional_id: str, metadata: ClusterMetadata,
+                    peers: Peers) -> None:
+    """Protocol v2: a transaction's first write to a partition adds the partition to it."""
+    if header.producer_id in part.producers.open_transactions():
+        return  # added at this transaction's first write here
+    coordinator = _coordinator(transactional_id, metadata, peers)
+    if coordinator is None:
+        raise KafkaError(ErrorCode.coordinator_not_available)
+    try:
+        await coordinator.add_to_transaction(transactional_id, header.producer_id, header.producer_epoch, part.topic,
+                                             part.index)
+    except KafkaError as e:
+        raise _as_write_error(e) from None
+
+
+async def add_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, group_id: str,
+                            metadata: ClusterMetadata, peers: Peers) -> None:
+    """Protocol v2: TxnOffsetCommit adds the group's offsets partition, as AddOffsetsToTxn did."""
+    coordinator = _coordinator(transactional_id, metadata, peers)
+    if coordinator is None:
+        raise KafkaError(ErrorCode.coordinator_not_available)
+    await coordinator.add_offsets_to_transaction(transactional_id, producer_id, producer_epoch, group_id)
+
+
+def _as_write_error(e: KafkaError) -> KafkaError:
+    """The coordinator's answer as a Produce answer: a fenced producer is told INVALID_PRODUCER_EPOCH, as
+    the verification path tells it; retriable answers (NOT_COORDINATOR, CONCURRENT_TRANSACTIONS) stay."""
+    if e.code == ErrorCode.producer_fenced:
+        return KafkaError(ErrorCode.invalid_producer_epoch, e.message)
+    return e
 
 
 def verify_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, metadata: ClusterMetadata,

@@ -71,8 +71,8 @@ def test_kcat_with_an_older_librdkafka_compresses_too(make_cluster):
 
 
 def test_features_say_what_minikafka_has(make_cluster):
-    """KIP-584: the consumer group protocol, share groups and the classic transaction protocol,
-    finalized, so a client that reads transaction.version keeps to transaction protocol v1."""
+    """KIP-584: the consumer group protocol, share groups and transaction protocol v2 (KIP-890 part 2),
+    finalized as on a new Kafka 4.4 cluster, so a client that reads transaction.version uses v2."""
     from kio.schema.api_versions.v3 import request as av
     cluster = make_cluster(brokers=1)
     with RawClient(cluster.bootstrap_servers) as client:
@@ -80,5 +80,5 @@ def test_features_say_what_minikafka_has(make_cluster):
                                 flexible_response=False)
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in answer.finalized_features}
     supported = {f.name: (f.min_version, f.max_version) for f in answer.supported_features}
-    assert finalized == {"group.version": (1, 1), "share.version": (1, 1), "transaction.version": (1, 1)}
-    assert supported["transaction.version"] == (0, 1) and answer.finalized_features_epoch >= 0
+    assert finalized == {"group.version": (1, 1), "share.version": (1, 1), "transaction.version": (2, 2)}
+    assert supported["transaction.version"] == (0, 2) and answer.finalized_features_epoch >= 0

@@ -31,6 +31,7 @@ public class Conformance {
                 case "admin": result = admin(); break;
                 case "transactions": result = transactions(); break;
                 case "fencing": result = fencing(); break;
+                case "transactions-v2": result = transactionsV2(); break;
                 case "share": result = share(); break;
                 default: throw new IllegalArgumentException("no scenario " + args[0]);
             }
@@ -187,6 +188,72 @@ public class Conformance {
             return "zombie told " + seen.getClass().getSimpleName() + "; the successor commits";
         } finally {
             zombie.close(Duration.ofSeconds(5));
+        }
+    }
+
+    // Consume-transform-produce in four transactions (commit, abort, commit, commit), each also
+    // committing the input offsets except the third: the group's offsets move only with a commit
+    // and read_committed sees only committed output. Then a second instance with the same
+    // transactional.id fences the first. The Python test reads the producer epochs from the log: with
+    // transaction protocol v2 each transaction has its own epoch.
+    static String transactionsV2() throws Exception {
+        String in = "java-v2-in", out = "java-v2-out", group = "java-v2-app";
+        TopicPartition source = new TopicPartition(in, 0);
+        try (Admin admin = Admin.create(props())) {
+            createTopic(admin, in, 1);
+            createTopic(admin, out, 1);
+        }
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int i = 0; i < 8; i++) p.send(new ProducerRecord<>(in, "k" + i, "in " + i));
+        }
+        KafkaProducer<String, String> app = producer("transactional.id", "java-v2");
+        try (KafkaConsumer<String, String> c = consumer(group, "isolation.level", "read_committed");
+             Admin admin = Admin.create(props())) {
+            c.subscribe(List.of(in));
+            check(readAll(c, 8).size() == 8, "the input was not read");
+            app.initTransactions();
+            String[] outcome = {"commit", "abort", "commit", "commit"};
+            long[] offsets = {2, 4, -1, 8};
+            List<Long> seen = new ArrayList<>();
+            for (int t = 0; t < outcome.length; t++) {
+                app.beginTransaction();
+                for (int i = 0; i < 3; i++)
+                    app.send(new ProducerRecord<>(out, "k" + i, outcome[t] + " " + t + "." + i));
+                if (offsets[t] >= 0)
+                    app.sendOffsetsToTransaction(Map.of(source, new OffsetAndMetadata(offsets[t])), c.groupMetadata());
+                app.flush();
+                if (outcome[t].equals("commit")) app.commitTransaction(); else app.abortTransaction();
+                OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get().get(source);
+                seen.add(committed == null ? -1L : committed.offset());
+            }
+            check(seen.equals(List.of(2L, 2L, 2L, 8L)), "the group's committed offsets went " + seen);
+        }
+        try (KafkaConsumer<String, String> c = consumer("java-v2-reader", "isolation.level", "read_committed")) {
+            c.subscribe(List.of(out));
+            List<ConsumerRecord<String, String>> records = readAll(c, 9);
+            records.addAll(readAll(c, 1));
+            check(records.size() == 9, "read_committed read " + records.size() + " records, not 9");
+            check(records.stream().allMatch(r -> r.value().startsWith("commit")), "an aborted record was read");
+        }
+        try (KafkaProducer<String, String> successor = producer("transactional.id", "java-v2")) {
+            successor.initTransactions();
+            Throwable seen = null;
+            try {
+                app.beginTransaction();
+                app.send(new ProducerRecord<>(out, "k", "zombie")).get();
+                app.commitTransaction();
+            } catch (ExecutionException e) {
+                seen = e.getCause();
+            } catch (KafkaException e) {
+                seen = e;
+            }
+            check(seen instanceof ProducerFencedException || seen instanceof InvalidProducerEpochException,
+                    "the zombie got " + seen + ", not a fencing error");
+            return "offsets 2, 2, 2, 8; read_committed reads the 9 committed; zombie told "
+                    + seen.getClass().getSimpleName();
+        } finally {
+            app.close(Duration.ofSeconds(5));
         }
     }
 

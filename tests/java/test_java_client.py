@@ -32,12 +32,48 @@ def classpath(tmp_path_factory) -> str:
     return f"{cp}:{classes}"
 
 
-@pytest.mark.timeout(180)
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_the_java_client(classpath, make_cluster, scenario):
-    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0})
+def run_scenario(classpath: str, cluster, scenario: str) -> None:
     done = subprocess.run(["java", "-cp", classpath, "Conformance", scenario, cluster.bootstrap_servers],
                           capture_output=True, text=True, timeout=150)
     verdict = [line for line in done.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
     assert done.returncode == 0 and verdict and verdict[-1].startswith("PASS"), (
         "\n".join(verdict) or done.stdout[-2000:] + done.stderr[-2000:])
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_java_client(classpath, make_cluster, scenario):
+    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0})
+    run_scenario(classpath, cluster, scenario)
+
+
+def epochs(cluster, topic: str) -> tuple[list[int], list[int]]:
+    """The producer epochs of a partition's transactional batches: (data batches, markers)."""
+    async def read() -> tuple[list[int], list[int]]:
+        part = cluster.brokers[cluster.node_ids[0]].partitions[topic, 0]
+        headers = [h for h, _ in part.log.batches(0) if h.is_transactional]
+        return [h.producer_epoch for h in headers if not h.is_control], [h.producer_epoch for h in headers
+                                                                           if h.is_control]
+    return cluster.run(read())
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("version", [2, 1])
+def test_transaction_protocol_v2_bumps_the_epoch_at_each_transaction_end(classpath, make_cluster, version):
+    """With transaction.version 2 finalized (KIP-890 part 2) the Java client adds partitions by writing
+    and EndTxn v5 hands it a new epoch after every transaction, which the markers carry; with 1 it keeps
+    one epoch. Either way offsets commit only with a commit and the zombie is fenced."""
+    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0, "transaction.version": version})
+    run_scenario(classpath, cluster, "transactions-v2")
+    data, markers = epochs(cluster, "java-v2-out")
+    first = data[0]
+    assert len(markers) == 4
+    adds = sum(sum(cluster.request_counts(cluster.node_ids[0], api).values())
+               for api in ("AddPartitionsToTxn", "AddOffsetsToTxn"))
+    if version == 2:  # four transactions, each written with its own epoch and ended with the next one
+        assert sorted(set(data)) == [first, first + 1, first + 2, first + 3]
+        assert markers == [first + 1, first + 2, first + 3, first + 4]
+        assert adds == 0  # Produce and TxnOffsetCommit added the partitions
+    else:
+        assert set(data) == {first} and markers == [first] * 4
+        assert adds > 0
