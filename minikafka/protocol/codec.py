@@ -19,6 +19,7 @@ import re
 import struct
 import typing
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -218,7 +219,10 @@ def downgrade(cls: type, /, **values: Any) -> Any:
     is what keeps a handler free of per-version branches); a name no version has raises
     UnknownField, as in ``make``.
     """
-    fields, known = _fields(cls), known_fields(cls)
+    fields = _fields(cls)
+    if values.keys() <= fields.keys():  # the usual case: nothing to drop, no other version to read
+        return make(cls, **values)
+    known = known_fields(cls)
     for name in values:
         if name not in known:
             raise UnknownField(f"{cls.__name__} has no field {name!r} in any version")
@@ -306,6 +310,36 @@ def _empty_field(f: dataclasses.Field, annotation: Any) -> Any:
         return _EMPTY[kind]
     nested = _entity_type(annotation)
     return empty(nested) if nested is not None and dataclasses.is_dataclass(annotation) else ()
+
+
+def warm_up(stopping: Callable[[], bool] = lambda: False) -> int:
+    """Build the schema classes of every API version the broker handles, ahead of the requests.
+
+    kio defines a version's classes when its module is first imported, and ``downgrade`` reads
+    every version of an entity the first time it fits an answer to an older one. Done on the
+    first request of each version, that work (a few ms to tens of ms per API) holds up every
+    connection, since all of them share one event loop: the first consumer group to join pays
+    for JoinGroup's and SyncGroup's classes. ``minikafka serve`` calls this in a thread of its
+    own once it listens, and stops it (``stopping``) when the broker stops first. Returns how
+    many API versions it loaded.
+    """
+    from .apis import API_TABLE
+    loaded = 0
+    for api in API_TABLE:
+        for version in range(api.min_version, api.max_version + 1):
+            if stopping():
+                return loaded
+            request_class(api.key, version)
+            module = response_module(api.key, version)
+            for value in vars(module).values():  # the nested entities too: handlers build them by name
+                if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
+                    known_fields(value)
+            loaded += 1
+        latest = request_module(api.key, api.max_version)  # what ``upgrade`` lifts every request to
+        for value in vars(latest).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == latest.__name__:
+                _hints(value)
+    return loaded
 
 
 def latest_version(api_key: int) -> int:
