@@ -16,6 +16,8 @@ not (the README's table of differences says so).
 
 from __future__ import annotations
 
+from functools import cache
+
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 from kio.schema.api_versions.v4.request import ApiVersionsRequest
 
@@ -30,6 +32,7 @@ FEATURES: dict[str, tuple[int, int, int]] = {
     "share.version": (0, 1, 1),
     "transaction.version": (0, 1, 1),
 }
+API_KEY = codec.API_VERSIONS_KEY
 FEATURES_EPOCH = 1  # the finalized levels never change in a running minikafka
 
 
@@ -40,15 +43,22 @@ def _ranges(entry: type) -> tuple:
 
 
 async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
-    if ctx.api_version < 3:
-        return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
-    return ctx.respond(
-        error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion),
-        supported_features=tuple(ctx.make("SupportedFeatureKey", name=name, min_version=low, max_version=high)
-                                 for name, (low, high, _) in FEATURES.items()),
+    return _answer(ctx.api_version)
+
+
+@cache
+def _answer(version: int) -> Response:
+    """The answer of one version: the same for every request, so it is built and encoded once."""
+    cls, schema = codec.response_class(API_KEY, version), codec.response_module(API_KEY, version)
+    if version < 3:
+        return codec.constant(codec.downgrade(cls, error_code=ErrorCode.none, api_keys=_ranges(schema.ApiVersion)))
+    return codec.constant(codec.downgrade(
+        cls, error_code=ErrorCode.none, api_keys=_ranges(schema.ApiVersion),
+        supported_features=tuple(codec.entity(schema, "SupportedFeatureKey", name=name, min_version=low,
+                                              max_version=high) for name, (low, high, _) in FEATURES.items()),
         finalized_features_epoch=FEATURES_EPOCH,
-        finalized_features=tuple(ctx.make("FinalizedFeatureKey", name=name, max_version_level=level,
-                                          min_version_level=level) for name, (_, _, level) in FEATURES.items()))
+        finalized_features=tuple(codec.entity(schema, "FinalizedFeatureKey", name=name, max_version_level=level,
+                                              min_version_level=level) for name, (_, _, level) in FEATURES.items())))
 
 
 def unsupported_version_answer(correlation_id: int) -> bytes:

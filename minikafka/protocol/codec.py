@@ -148,16 +148,31 @@ def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHea
 
 def encode_response(correlation_id: int, response: Any) -> bytes:
     """Size prefix + response header + body."""
+    known = _constant_bodies.get(id(response))
+    body = known[1] if known is not None and known[0] is response else _encode_body(response)
+    return _I32_I32.pack(len(body) + 4, correlation_id) + body
+
+
+def _encode_body(response: Any) -> bytes:
+    """The response after its correlation id: header v1's tagged fields (flexible versions), the body."""
     buf = io.BytesIO()
-    buf.write(b"\0\0\0\0")
-    buf.write(struct.pack(">i", correlation_id))
     cls = type(response)
     if cls.__flexible__ and cls.__api_key__ != API_VERSIONS_KEY:
         buf.write(b"\0")  # response header v1: no tagged fields
     entity_writer(cls)(buf, response)
-    out = buf.getbuffer()
-    struct.pack_into(">i", out, 0, len(out) - 4)
-    return bytes(out)
+    return buf.getvalue()
+
+
+_I32_I32 = struct.Struct(">ii")
+_constant_bodies: dict[int, tuple[Any, bytes]] = {}  # id -> (the answer, kept alive so the id stays its, bytes)
+
+
+def constant(response: Any) -> Any:
+    """Mark an answer that is the same for every request of its version (ApiVersions', with its
+    50-odd entries, which every new connection asks for first): ``encode_response`` then reuses
+    the bytes encoded here instead of encoding it again."""
+    _constant_bodies[id(response)] = (response, _encode_body(response))
+    return response
 
 
 @cache

@@ -93,3 +93,21 @@ def test_warm_up_leaves_no_schema_for_a_request_to_load():
     loaded, imported = run.stdout.split(" ", 1)
     assert int(loaded) == sum(api.max_version - api.min_version + 1 for api in API_TABLE)
     assert imported.strip() == "[]"
+
+
+def test_a_constant_answer_is_encoded_once_and_sent_with_each_correlation_id(monkeypatch):
+    import struct
+
+    answer = codec.constant(codec.empty(codec.response_class(codec.API_VERSIONS_KEY, 3)))
+    first = codec.encode_response(1, answer)
+
+    def encode_again(response):
+        raise AssertionError("encoded again")
+
+    monkeypatch.setattr(codec, "_encode_body", encode_again)
+    second = codec.encode_response(2, answer)
+    assert second[8:] == first[8:]
+    assert struct.unpack(">ii", second[:8]) == (len(second) - 4, 2)
+    other = codec.empty(codec.response_class(codec.API_VERSIONS_KEY, 3))  # equal, but not marked constant
+    with pytest.raises(AssertionError, match="encoded again"):
+        codec.encode_response(3, other)
