@@ -16,6 +16,7 @@ it a cluster that offers only the classic protocol.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
@@ -34,6 +35,7 @@ FEATURES: dict[str, tuple[int, int, int]] = {
     "transaction.version": (0, 2, 2),
 }
 SET_BY_CONFIG = ("transaction.version",)
+API_KEY = codec.API_VERSIONS_KEY
 FEATURES_EPOCH = 1  # the finalized levels never change in a running minikafka
 
 
@@ -49,16 +51,23 @@ def finalized(config: Any) -> dict[str, int]:
 
 
 async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
-    if ctx.api_version < 3:
-        return ctx.respond(error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion))
-    return ctx.respond(
-        error_code=ErrorCode.none, api_keys=_ranges(ctx.schema.ApiVersion),
-        supported_features=tuple(ctx.make("SupportedFeatureKey", name=name, min_version=low, max_version=high)
-                                 for name, (low, high, _) in FEATURES.items()),
+    return _answer(ctx.api_version, tuple(finalized(ctx.broker.config).items()))
+
+
+@cache
+def _answer(version: int, levels: tuple[tuple[str, int], ...]) -> Response:
+    """The answer of one version with these finalized feature levels: the same for every request
+    to a broker, so it is built and encoded once."""
+    cls, schema = codec.response_class(API_KEY, version), codec.response_module(API_KEY, version)
+    if version < 3:
+        return codec.constant(codec.downgrade(cls, error_code=ErrorCode.none, api_keys=_ranges(schema.ApiVersion)))
+    return codec.constant(codec.downgrade(
+        cls, error_code=ErrorCode.none, api_keys=_ranges(schema.ApiVersion),
+        supported_features=tuple(codec.entity(schema, "SupportedFeatureKey", name=name, min_version=low,
+                                              max_version=high) for name, (low, high, _) in FEATURES.items()),
         finalized_features_epoch=FEATURES_EPOCH,
-        finalized_features=tuple(ctx.make("FinalizedFeatureKey", name=name, max_version_level=level,
-                                          min_version_level=level)
-                                 for name, level in finalized(ctx.broker.config).items()))
+        finalized_features=tuple(codec.entity(schema, "FinalizedFeatureKey", name=name, max_version_level=level,
+                                              min_version_level=level) for name, level in levels)))
 
 
 def unsupported_version_answer(correlation_id: int) -> bytes:

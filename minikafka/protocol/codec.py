@@ -19,6 +19,7 @@ import re
 import struct
 import typing
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -147,16 +148,31 @@ def decode_request(frame: bytes, api_key: int, version: int) -> tuple[RequestHea
 
 def encode_response(correlation_id: int, response: Any) -> bytes:
     """Size prefix + response header + body."""
+    known = _constant_bodies.get(id(response))
+    body = known[1] if known is not None and known[0] is response else _encode_body(response)
+    return _I32_I32.pack(len(body) + 4, correlation_id) + body
+
+
+def _encode_body(response: Any) -> bytes:
+    """The response after its correlation id: header v1's tagged fields (flexible versions), the body."""
     buf = io.BytesIO()
-    buf.write(b"\0\0\0\0")
-    buf.write(struct.pack(">i", correlation_id))
     cls = type(response)
     if cls.__flexible__ and cls.__api_key__ != API_VERSIONS_KEY:
         buf.write(b"\0")  # response header v1: no tagged fields
     entity_writer(cls)(buf, response)
-    out = buf.getbuffer()
-    struct.pack_into(">i", out, 0, len(out) - 4)
-    return bytes(out)
+    return buf.getvalue()
+
+
+_I32_I32 = struct.Struct(">ii")
+_constant_bodies: dict[int, tuple[Any, bytes]] = {}  # id -> (the answer, kept alive so the id stays its, bytes)
+
+
+def constant(response: Any) -> Any:
+    """Mark an answer that is the same for every request of its version (ApiVersions', with its
+    50-odd entries, which every new connection asks for first): ``encode_response`` then reuses
+    the bytes encoded here instead of encoding it again."""
+    _constant_bodies[id(response)] = (response, _encode_body(response))
+    return response
 
 
 @cache
@@ -218,7 +234,10 @@ def downgrade(cls: type, /, **values: Any) -> Any:
     is what keeps a handler free of per-version branches); a name no version has raises
     UnknownField, as in ``make``.
     """
-    fields, known = _fields(cls), known_fields(cls)
+    fields = _fields(cls)
+    if values.keys() <= fields.keys():  # the usual case: nothing to drop, no other version to read
+        return make(cls, **values)
+    known = known_fields(cls)
     for name in values:
         if name not in known:
             raise UnknownField(f"{cls.__name__} has no field {name!r} in any version")
@@ -306,6 +325,36 @@ def _empty_field(f: dataclasses.Field, annotation: Any) -> Any:
         return _EMPTY[kind]
     nested = _entity_type(annotation)
     return empty(nested) if nested is not None and dataclasses.is_dataclass(annotation) else ()
+
+
+def warm_up(stopping: Callable[[], bool] = lambda: False) -> int:
+    """Build the schema classes of every API version the broker handles, ahead of the requests.
+
+    kio defines a version's classes when its module is first imported, and ``downgrade`` reads
+    every version of an entity the first time it fits an answer to an older one. Done on the
+    first request of each version, that work (a few ms to tens of ms per API) holds up every
+    connection, since all of them share one event loop: the first consumer group to join pays
+    for JoinGroup's and SyncGroup's classes. ``minikafka serve`` calls this in a thread of its
+    own once it listens, and stops it (``stopping``) when the broker stops first. Returns how
+    many API versions it loaded.
+    """
+    from .apis import API_TABLE
+    loaded = 0
+    for api in API_TABLE:
+        for version in range(api.min_version, api.max_version + 1):
+            if stopping():
+                return loaded
+            request_class(api.key, version)
+            module = response_module(api.key, version)
+            for value in vars(module).values():  # the nested entities too: handlers build them by name
+                if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
+                    known_fields(value)
+            loaded += 1
+        latest = request_module(api.key, api.max_version)  # what ``upgrade`` lifts every request to
+        for value in vars(latest).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == latest.__name__:
+                _hints(value)
+    return loaded
 
 
 def latest_version(api_key: int) -> int:
