@@ -21,12 +21,16 @@ UNKNOWN_MEMBER_ID and rejoin, and their committed offsets are where they left th
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCode, KafkaError
 from .consumer_protocol_assignors import assignor_names
 from .consumer_protocol import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
 from .consumer_protocol_states import JOIN_EPOCH
+
+if TYPE_CHECKING:
+    from ..config import BrokerConfig
 
 METADATA_KEY_VERSION, METADATA_VALUE_VERSION = 3, 0
 Persist = Callable[[str, bytes, bytes | None], None]  # group id, key, value (None: a tombstone)
@@ -121,7 +125,7 @@ class ConsumerGroups:
         return min((d for d in deadlines if d is not None), default=None)
 
 
-def settings_from(config) -> ConsumerGroupSettings:
+def settings_from(config: BrokerConfig | Mapping[str, Any]) -> ConsumerGroupSettings:
     return ConsumerGroupSettings(config["group.consumer.session.timeout.ms"],
                                  config["group.consumer.heartbeat.interval.ms"],
                                  tuple(assignor_names(config["group.consumer.assignors"])))

@@ -20,6 +20,8 @@ So a partition never has two owners, and only partitions that move stop being co
 
 from __future__ import annotations
 
+from typing import Any
+
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
@@ -65,7 +67,7 @@ class ConsumerMember:
     def reconciled_to(self, epoch: int) -> bool:
         return self.member_epoch == epoch and self.state is MemberState.STABLE
 
-    def with_epoch(self, epoch: int, **changes) -> ConsumerMember:
+    def with_epoch(self, epoch: int, **changes: Any) -> ConsumerMember:
         """A new member epoch (the old one is kept as the previous epoch)."""
         return dataclasses.replace(self, member_epoch=epoch, previous_member_epoch=self.member_epoch, **changes)
 
@@ -87,7 +89,8 @@ def reconcile(member: ConsumerMember, target_epoch: int, target: frozenset[Topic
 
 
 def _next(member: ConsumerMember, epoch: int, target_epoch: int, target: frozenset[TopicPartition],
-          owned_elsewhere: Callable[[TopicPartition], bool], reported) -> ConsumerMember:
+          owned_elsewhere: Callable[[TopicPartition], bool], reported: frozenset[TopicPartition] | None
+          ) -> ConsumerMember:
     keep = member.assigned & target
     revoke = member.assigned - target
     wanted = target - keep

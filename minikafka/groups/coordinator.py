@@ -20,6 +20,9 @@ coordinator writes the commit or abort marker and calls ``complete_transaction``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
 import asyncio
 import logging
 import time
@@ -32,6 +35,11 @@ from .group import Group, GroupSettings
 from .member import JoinRequest, JoinResult, SyncResult
 from .offsets import CommittedOffset
 from .states import EMPTY, STABLE, GroupState
+
+if TYPE_CHECKING:
+    from ..config import BrokerConfig
+    from ..replica.partition import Partition
+    from .offsets_topic import MemoryOffsetsTopic, OffsetsTopic
 
 log = logging.getLogger("minikafka.groups")
 
@@ -46,7 +54,8 @@ TopicPartitionOffset = tuple[str, int, CommittedOffset]
 
 
 class GroupCoordinator:
-    def __init__(self, node_id: int, config, topic, clock=time.monotonic):
+    def __init__(self, node_id: int, config: BrokerConfig | Mapping[str, Any], topic: OffsetsTopic | MemoryOffsetsTopic,
+                 clock: Callable[[], float] = time.monotonic):
         self.node_id, self.config, self.topic, self.clock = node_id, config, topic, clock
         self.settings = GroupSettings(config["group.min.session.timeout.ms"], config["group.max.session.timeout.ms"],
                                       config["group.initial.rebalance.delay.ms"])
@@ -177,7 +186,8 @@ class GroupCoordinator:
             group.check_commit(member_id, instance_id, generation_id, self.clock())
         return group
 
-    def _validate(self, commits: list[TopicPartitionOffset]):
+    def _validate(self, commits: list[TopicPartitionOffset]
+                  ) -> tuple[dict[tuple[str, int], ErrorCode], list[TopicPartitionOffset]]:
         results, accepted = {}, []
         for topic, partition, c in commits:
             if len(c.metadata.encode()) > MAX_METADATA_BYTES:
@@ -189,7 +199,7 @@ class GroupCoordinator:
                 accepted.append((topic, partition, c))
         return results, accepted
 
-    async def _write(self, index: int, entries: list, **txn) -> None:
+    async def _write(self, index: int, entries: list, **txn: Any) -> None:
         try:
             end = self.topic.append(index, entries, **txn)
             await self.topic.replicated(index, end)
@@ -204,7 +214,8 @@ class GroupCoordinator:
             log.warning("could not write group %r to %s: %s", group_id, offsets.TOPIC, e)
 
     def fetch(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool = False,
-              member_id: str | None = None, member_epoch: int = -1):
+              member_id: str | None = None, member_epoch: int = -1
+              ) -> list[tuple[str, int, CommittedOffset | None, ErrorCode]]:
         """OffsetFetch: (topic, partition, committed offset or None, error) for each partition asked,
         or for every committed one when ``partitions`` is None. v9 names the member of a
         consumer-protocol group, whose epoch must be current (STALE_MEMBER_EPOCH)."""
@@ -278,7 +289,7 @@ class GroupCoordinator:
         self._ring(group.next_deadline() if group is not None else None)  # session and rebalance deadlines moved
         return result
 
-    def consumer_describe(self, group_id: str):
+    def consumer_describe(self, group_id: str) -> ConsumerGroup:
         """ConsumerGroupDescribe: the consumer-protocol group, or GROUP_ID_NOT_FOUND."""
         self._owned(group_id)
         group = self.consumer_groups.get(group_id)
@@ -388,7 +399,7 @@ class GroupCoordinator:
             del self.groups[group.group_id]
         self.consumer_groups.unload(lambda group_id: self.partition_of(group_id) == index)
 
-    def on_become_leader(self, part) -> None:
+    def on_become_leader(self, part: Partition) -> None:
         """Broker hook: this broker now leads ``part``; a __consumer_offsets partition is replayed."""
         if part.topic == offsets.TOPIC:
             self._unload(part.index)

@@ -21,6 +21,8 @@ calls and made-up times. Every state change goes through ``states.next_state``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 import time
 from collections.abc import Callable
@@ -44,7 +46,7 @@ def _future() -> asyncio.Future:
     return asyncio.get_running_loop().create_future()
 
 
-def _settle(fut: asyncio.Future | None, result=None, error: ErrorCode | None = None) -> None:
+def _settle(fut: asyncio.Future | None, result: Any = None, error: ErrorCode | None = None) -> None:
     if fut is None or fut.done():
         return
     if error is None:

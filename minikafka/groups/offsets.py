@@ -27,6 +27,8 @@ coordinator.
 
 from __future__ import annotations
 
+from typing import Any
+
 import struct
 from dataclasses import dataclass
 
@@ -87,7 +89,7 @@ class _Reader:
     def __init__(self, data: bytes):
         self.data, self.pos = data, 0
 
-    def fixed(self, fmt: str):
+    def fixed(self, fmt: str) -> Any:
         (value,) = struct.unpack_from(fmt, self.data, self.pos)
         self.pos += struct.calcsize(fmt)
         return value

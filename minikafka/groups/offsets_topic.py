@@ -43,7 +43,7 @@ def _batch(entries: list[tuple[bytes, bytes | None]], producer_id: int, producer
                                transactional=transactional)
 
 
-def _entries(batch) -> Iterator[Entry]:
+def _entries(batch: bytes | memoryview) -> Iterator[Entry]:
     header = records.BatchHeader.parse(batch)
     for r in records.iter_records(batch):
         marker = records.parse_control_key(r.key) if header.is_control else None
@@ -130,7 +130,8 @@ class MemoryOffsetsTopic:
     def partition_counts(self) -> dict[str, int]:
         return {name: self.partitions.get(name, 1) for name in self.topics}
 
-    def append(self, index: int, entries, producer_id: int = -1, producer_epoch: int = -1,
+    def append(self, index: int, entries: list[tuple[bytes, bytes | None]], producer_id: int = -1,
+               producer_epoch: int = -1,
                transactional: bool = False) -> int:
         if self.leader(index) != self.node_id:
             raise KafkaError(ErrorCode.not_leader_or_follower)

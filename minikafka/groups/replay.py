@@ -60,7 +60,8 @@ def replay(entries: Iterable, group_for: Callable[[str], Group], forget: Callabl
 UNREADABLE = (struct.error, ValueError, UnicodeDecodeError, IndexError, TypeError)
 
 
-def _apply_or_skip(key: bytes, value: bytes | None, group_for, forget, now: float,
+def _apply_or_skip(key: bytes, value: bytes | None, group_for: Callable[[str], Group],
+                   forget: Callable[[str], None], now: float,
                    other: OtherRecord | None = None) -> None:
     """A record that cannot be read is logged and skipped: one bad record must not keep
     a coordinator (and so the broker) from loading every other group."""
@@ -79,7 +80,8 @@ def _txn_offset(key: bytes, value: bytes) -> tuple:
     return group_id, topic, partition, offsets.parse_offset_value(value)
 
 
-def _apply(key: bytes, value: bytes | None, group_for, forget, now: float, other: OtherRecord | None = None) -> None:
+def _apply(key: bytes, value: bytes | None, group_for: Callable[[str], Group], forget: Callable[[str], None],
+           now: float, other: OtherRecord | None = None) -> None:
     kind, fields = offsets.parse_key(key)
     if kind == "offset":
         group_id, topic, partition = fields
