@@ -317,10 +317,10 @@ TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 
 @dataclass(frozen=True)
 class ConfigEntry:
     name: str
-    value: str
+    value: str | None  # None: unset and without a default (advertised.listeners)
     source: str
     setting: Setting
-    synonyms: tuple[tuple[str, str, str], ...] = ()  # (name, value, source), most specific first
+    synonyms: tuple[tuple[str, str | None, str], ...] = ()  # (name, value, source), most specific first
     read_only: bool = False
 
 

@@ -138,3 +138,22 @@ def test_broker_logger_changes_kafka_refuses(make_cluster, change, error, kafka_
                                                 incremental=True, raise_on_unknown=False)
     assert error in answer["broker_logger"]["1"]
     assert logging.getLogger("minikafka.controller").level == logging.NOTSET
+
+
+def test_listeners_and_advertised_listeners_are_described_as_the_broker_opened_them(make_cluster):
+    """Set in the file, both are STATIC_BROKER_CONFIG with each broker's own ports; unset,
+    listeners is the address the broker opened (DEFAULT_CONFIG) and advertised.listeners null."""
+    cluster = make_cluster(brokers=2, config={"listeners": "PLAINTEXT://127.0.0.1:0",
+                                              "advertised.listeners": "PLAINTEXT://localhost:0"})
+    client = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    for node_id in (1, 2):
+        configs = describe(client, ResourceType.BROKER, str(node_id))
+        port = cluster.all_listeners[node_id][0].port
+        assert configs["listeners"].value == f"PLAINTEXT://127.0.0.1:{port}"
+        assert configs["advertised.listeners"].value == f"PLAINTEXT://localhost:{port}"
+        assert {SOURCES[configs[n].source] for n in ("listeners", "advertised.listeners")} == {"STATIC_BROKER_CONFIG"}
+    plain = make_cluster(brokers=1)
+    configs = describe(AdminClient({"bootstrap.servers": plain.bootstrap_servers}), ResourceType.BROKER, "1")
+    assert configs["listeners"].value == f"PLAINTEXT://127.0.0.1:{plain.ports[1]}"
+    assert SOURCES[configs["listeners"].source] == "DEFAULT_CONFIG"
+    assert configs["advertised.listeners"].value is None and configs["advertised.listeners"].is_default
