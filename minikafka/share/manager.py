@@ -102,6 +102,7 @@ class SharePartitionManager:
                 raise KafkaError(ErrorCode.invalid_request, "A ShareFetch that opens a session (epoch 0) "
                                                             "cannot carry acknowledgements.")
             session, old = self.sessions.open(group_id, member_id, added, connection_id)
+            self._note_ids(session, added)
             if old is not None:
                 await self._release(old, old.partitions)
             return session
@@ -112,8 +113,22 @@ class SharePartitionManager:
                                                             "cannot add or forget partitions.")
             return session
         dropped = self.sessions.advance(session, added, forgotten)
+        self._note_ids(session, added)
         await self._release(session, dropped)
         return session
+
+    def _note_ids(self, session: ShareSession, added: set[SharePartitionId]) -> None:
+        """Which topic id the member asked for: a topic deleted and created again under the same
+        name is another topic, not fetched until the member names its new id."""
+        for topic, _ in added:
+            info = self.metadata.topics.get(topic)
+            if info is not None:
+                session.topic_ids[topic] = info.topic_id
+
+    def _stale(self, session: ShareSession, topic: str) -> bool:
+        info = self.metadata.topics.get(topic)
+        known = session.topic_ids.get(topic)
+        return info is not None and known is not None and known != info.topic_id
 
     def acknowledge_session(self, group_id: str, member_id: str, epoch: int) -> ShareSession:
         """ShareAcknowledge: an open session; it never opens one."""
@@ -188,6 +203,8 @@ class SharePartitionManager:
         lock_ms = config["share.record.lock.duration.ms"]
         committed = config["share.isolation.level"] == "read_committed"
         for topic, index in sorted(session.partitions):
+            if self._stale(session, topic):  # fetched by an old topic id: the client forgets it itself
+                continue
             budget = max_records - sum(len_of(f.acquired) for f in out.values())
             if budget <= 0:
                 break
