@@ -154,6 +154,7 @@ class Cluster:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
         self._metadata = ClusterMetadata(self.config, meta_path)
+        self._metadata.broker_configs.keep_cluster_min_isr(self._metadata.static_config)
         if self.security.authorizer is not None:
             self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
                                                  self.security.allow_everyone_if_no_acl)
