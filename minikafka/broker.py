@@ -58,6 +58,10 @@ class Broker:
         self.log_dirs = LogDirs(roots) if roots else None  # Kafka's log.dirs; None: in memory
         self.data_dir = self.log_dirs.online[0] if self.log_dirs else None
         self.log_dir_moves: dict[tuple[str, int], LogDirMove] = {}  # AlterReplicaLogDirs in progress
+        # listeners and advertised.listeners as DescribeConfigs shows them: (value, set in the file?);
+        # the Cluster fills them in once it has opened this broker's listeners
+        self.listeners_setting: tuple[str, bool] = ("", False)
+        self.advertised_listeners_setting: tuple[str | None, bool] = (None, False)
         self.preferred_log_dirs: dict[tuple[str, int], Path] = {}  # asked for before the replica existed
         self._move_wanted = asyncio.Event()
         self.partitions: dict[tuple[str, int], Partition] = {}

@@ -154,6 +154,7 @@ class Cluster:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
         self._metadata = ClusterMetadata(self.config, meta_path)
+        self._metadata.broker_configs.keep_cluster_min_isr(self._metadata.static_config)
         if self.security.authorizer is not None:
             self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
                                                  self.security.allow_everyone_if_no_acl)
@@ -177,6 +178,7 @@ class Cluster:
         self.metadata.brokers[node_id] = self.metadata.listener_endpoints[first][node_id] if first else (
             listeners[0].host, listeners[0].port)
         self.metadata.racks[node_id] = self.racks[node_id]
+        self._describe_listeners(broker, listeners)
         self.brokers[node_id], self.listeners[node_id], self.all_listeners[node_id] = broker, listeners[0], listeners
         self.controller.elect_controller()
         broker.load()
@@ -211,6 +213,19 @@ class Cluster:
                                                                                                   listener.port)
             opened.append(listener)
         return opened
+
+    def _describe_listeners(self, broker: Broker, listeners: list[Listener]) -> None:
+        """The broker's listeners and advertised.listeners, with the ports it really has."""
+        specs = self.security.listeners
+        if not specs:
+            broker.listeners_setting = (f"PLAINTEXT://{listeners[0].host}:{listeners[0].port}", False)
+            return
+        broker.listeners_setting = (",".join(f"{spec.name}://{lst.host}:{lst.port}"
+                                             for spec, lst in zip(specs, listeners, strict=True)), True)
+        advertised = [f"{spec.name}://{host}:{port}" for spec in specs if spec.advertised is not None
+                      for host, port in [self.metadata.listener_endpoints[spec.name][broker.node_id]]]
+        if advertised:
+            broker.advertised_listeners_setting = (",".join(advertised), True)
 
     def _advertised(self, spec: security_settings.Listener, node_id: int, bound_port: int) -> tuple[str, int]:
         """What Metadata tells clients: advertised.listeners' address (the next brokers' the ports after it)."""

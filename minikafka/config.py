@@ -128,6 +128,8 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("group.share.max.record.lock.duration.ms", "int", 60_000, "Largest share.record.lock.duration.ms a group may set."),
     Setting("group.share.delivery.count.limit", "int", 5, "A record delivered this many times without being accepted is archived."),
     Setting("group.share.partition.max.record.locks", "int", 2000, "Most in-flight records of one share-partition (its SPEO - SPSO)."),
+    Setting("group.share.min.partition.max.record.locks", "int", 100, "Smallest share.partition.max.record.locks a group may set."),
+    Setting("group.share.max.partition.max.record.locks", "int", 10_000, "Largest share.partition.max.record.locks a group may set."),
     Setting("group.share.session.timeout.ms", "int", 45_000, "A share group member that sends no heartbeat for this long is removed."),
     Setting("group.share.min.session.timeout.ms", "int", 45_000, "Smallest share.session.timeout.ms a group may set."),
     Setting("group.share.max.session.timeout.ms", "int", 60_000, "Largest share.session.timeout.ms a group may set."),
@@ -315,10 +317,10 @@ TYPE_CODES = {"bool": 1, "string": 2, "int": 3, "long": 5, "double": 6, "list": 
 @dataclass(frozen=True)
 class ConfigEntry:
     name: str
-    value: str
+    value: str | None  # None: unset and without a default (advertised.listeners)
     source: str
     setting: Setting
-    synonyms: tuple[tuple[str, str, str], ...] = ()  # (name, value, source), most specific first
+    synonyms: tuple[tuple[str, str | None, str], ...] = ()  # (name, value, source), most specific first
     read_only: bool = False
 
 

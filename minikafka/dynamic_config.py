@@ -44,6 +44,15 @@ class DynamicBrokerConfigs:
     def __init__(self, append: Callable[[dict], None]):
         self._append = append  # writes one record to the metadata log
         self._layers: dict[str, dict[str, Any]] = {}
+        self.elr = False  # eligible leader replicas on: the cluster-level min.insync.replicas must stay
+
+    def keep_cluster_min_isr(self, static: BrokerConfig) -> None:
+        """KIP-966: with eligible leader replicas on, the cluster keeps a cluster-level
+        min.insync.replicas (a DYNAMIC_DEFAULT_BROKER_CONFIG); if there is none, it is written
+        with the static value, and it cannot be removed."""
+        self.elr = static["eligible.leader.replicas.version"] == 1
+        if self.elr and "min.insync.replicas" not in self.layer(""):
+            self.replace("", {**self.strings(""), "min.insync.replicas": static["min.insync.replicas"]})
 
     def layer(self, resource: str) -> dict[str, Any]:
         """The live mapping of one resource's dynamic values (the same object for good)."""
@@ -61,6 +70,9 @@ class DynamicBrokerConfigs:
         """Make ``values`` the whole dynamic configuration of ``resource``."""
         check_resource_name(resource)
         parsed = parse(values)
+        if self.elr and resource == "" and "min.insync.replicas" not in parsed:
+            raise ConfigError("Cannot remove the cluster-level min.insync.replicas while eligible leader "
+                              "replicas are enabled (eligible.leader.replicas.version=1).")
         if validate_only:
             return
         self._set(resource, parsed)

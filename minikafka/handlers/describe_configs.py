@@ -28,6 +28,23 @@ TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 _LOGGER = Setting("logger", "string", "INFO", "A logger of this broker and its level.")
 
 
+_LISTENERS = Setting("listeners", "string", None, "The addresses this broker listens on, NAME://host:port, "
+                     "comma-separated.")
+_ADVERTISED = Setting("advertised.listeners", "string", None, "The addresses Metadata gives clients for this "
+                      "broker's listeners; unset: the listeners' own.")
+
+
+def _listeners(broker: Any) -> list[ConfigEntry]:
+    """listeners and advertised.listeners as this broker opened them (read-only here: minikafka
+    cannot move a listener while it runs). Unset in the file, advertised.listeners is null."""
+    out = []
+    for setting, (value, explicit) in ((_LISTENERS, broker.listeners_setting),
+                                       (_ADVERTISED, broker.advertised_listeners_setting)):
+        source = "STATIC_BROKER_CONFIG" if explicit else "DEFAULT_CONFIG"
+        out.append(ConfigEntry(setting.name, value, source, setting, ((setting.name, value, source),), read_only=True))
+    return out
+
+
 def _entries(ctx: RequestContext, res: DescribeConfigsResource) -> list[ConfigEntry]:
     broker = ctx.broker
     check_config_access(ctx, res.resource_type, res.resource_name, Operation.DESCRIBE_CONFIGS)
@@ -40,7 +57,7 @@ def _entries(ctx: RequestContext, res: DescribeConfigsResource) -> list[ConfigEn
             raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name}.")
         if not res.resource_name:  # the cluster-wide dynamic defaults, and nothing else
             return [e for e in describe_broker(broker.metadata.config) if e.source == "DYNAMIC_DEFAULT_BROKER_CONFIG"]
-        return describe_broker(broker.config)
+        return describe_broker(broker.config) + _listeners(broker)
     if res.resource_type == BROKER_LOGGER:
         if res.resource_name != str(broker.node_id):
             raise KafkaError(ErrorCode.invalid_request, f"This is broker {broker.node_id}, not {res.resource_name!r}.")

@@ -87,6 +87,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(60, "DescribeCluster", 0, 2),
     Api(68, "ConsumerGroupHeartbeat", 0, 1),
     Api(69, "ConsumerGroupDescribe", 0, 1),
+    Api(74, "ListConfigResources", 0, 1),  # KIP-1142 (Kafka 4.1); v0 was ListClientMetricsResources
     Api(75, "DescribeTopicPartitions", 0, 0),
     Api(76, "ShareGroupHeartbeat", 1, 1),  # KIP-932: share groups
     Api(77, "ShareGroupDescribe", 1, 1),

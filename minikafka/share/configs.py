@@ -5,7 +5,10 @@ IncrementalAlterConfigs on a GROUP resource (``kafka-configs.sh --entity-type gr
 a setting not set for the group falls back to the broker's ``group.share.*`` default.
 ``share.auto.offset.reset`` decides where a share-partition starts when the group first
 reads it: ``latest`` (Kafka's default, only records written from now on) or
-``earliest`` (the whole log). A group setting must lie within the broker's bounds, as
+``earliest`` (the whole log). ``share.isolation.level`` ``read_committed`` keeps a share
+group below the last stable offset and archives the records of aborted transactions
+instead of delivering them; ``share.partition.max.record.locks`` bounds the in-flight
+records of each of the group's share-partitions. A group setting must lie within the broker's bounds, as
 Kafka checks (e.g. ``group.share.min.record.lock.duration.ms``).
 """
 
@@ -33,6 +36,14 @@ GROUP_SETTINGS: dict[str, GroupSetting] = {g.setting.name: g for g in (
                          "How long a consumer holds an acquired record before it is offered again."),
                  "group.share.record.lock.duration.ms",
                  ("group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms")),
+    GroupSetting(Setting("share.partition.max.record.locks", "int", 2000,
+                         "Most in-flight records of one share-partition for this group."),
+                 "group.share.partition.max.record.locks",
+                 ("group.share.min.partition.max.record.locks", "group.share.max.partition.max.record.locks")),
+    GroupSetting(Setting("share.isolation.level", "string", "read_uncommitted",
+                         "read_committed: records of open or aborted transactions are never delivered; "
+                         "read_uncommitted: every record up to the high watermark.",
+                         choices=("read_uncommitted", "read_committed"))),
     GroupSetting(Setting("share.session.timeout.ms", "int", 45_000,
                          "A member that sends no heartbeat for this long is removed from the group."),
                  "group.share.session.timeout.ms",

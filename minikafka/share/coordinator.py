@@ -93,9 +93,10 @@ class ShareGroupCoordinator:
                                                                f"(it is a {other} group).")
             group = self.groups[group_id] = self._new(group_id)
         settings = self.group_config(group_id)
-        topics = {name: len(t.partitions) for name, t in self.metadata.topics.items() if not t.internal}
+        visible = {name: t for name, t in self.metadata.topics.items() if not t.internal}
+        topics = {name: len(t.partitions) for name, t in visible.items()}
         member, news = group.heartbeat(hb, topics, settings["share.session.timeout.ms"] / 1000, self.clock(),
-                                       self.config["group.share.max.size"])
+                                       self.config["group.share.max.size"], {n: t.topic_id for n, t in visible.items()})
         self.alarm.ring()
         return member, news and member.member_epoch != LEAVE_EPOCH, settings["share.heartbeat.interval.ms"]
 

@@ -54,7 +54,8 @@ class ShareGroup:
         self.group_id, self.group_epoch = group_id, group_epoch
         self.assignment_epoch = group_epoch
         self.members: dict[str, ShareMember] = {}
-        self._partitions: dict[str, int] = {}  # subscribed topic -> partition count, at the last assignment
+        # subscribed topic -> (partition count, topic id), at the last assignment
+        self._partitions: dict[str, tuple[int, str | None]] = {}
         self.on_epoch: Callable[[ShareGroup], None] | None = None  # the coordinator persists the epoch
 
     @property
@@ -66,10 +67,12 @@ class ShareGroup:
 
     # -- ShareGroupHeartbeat ---------------------------------------------------------------------
     def heartbeat(self, hb: Heartbeat, topics: Mapping[str, int], session_timeout_s: float, now: float,
-                  max_size: int) -> tuple[ShareMember, bool]:
+                  max_size: int, topic_ids: Mapping[str, str] | None = None) -> tuple[ShareMember, bool]:
         """Apply one heartbeat; return the member and whether its assignment is news to it.
 
-        ``topics`` is the cluster's topics with their partition counts.
+        ``topics`` is the cluster's topics with their partition counts, ``topic_ids`` their ids
+        (a topic deleted and created again under the same name between two heartbeats has the
+        same name and size but a new id: the members must learn it).
         """
         if hb.member_epoch == LEAVE_EPOCH:
             return self.leave(hb.member_id), False
@@ -78,7 +81,7 @@ class ShareGroup:
         changed, member.subscribed = wanted != member.subscribed, wanted
         member.rack_id = hb.rack_id if hb.rack_id is not None else member.rack_id
         member.deadline = now + session_timeout_s
-        self._reassign(topics, changed)
+        self._reassign(topics, changed, topic_ids or {})
         behind = member.member_epoch != self.assignment_epoch
         news = behind or hb.member_epoch == JOIN_EPOCH or hb.subscribed is not None
         if behind:
@@ -119,10 +122,12 @@ class ShareGroup:
         return member
 
     # -- assignment -----------------------------------------------------------------------------
-    def _reassign(self, topics: Mapping[str, int], subscriptions_changed: bool = False) -> None:
+    def _reassign(self, topics: Mapping[str, int], subscriptions_changed: bool = False,
+                  topic_ids: Mapping[str, str] | None = None) -> None:
         """A new assignment when a subscription changed, or the subscribed topics' partitions did
-        (a topic created, grown or deleted)."""
-        current = {t: topics[t] for t in self.subscribed_topics() if t in topics}
+        (a topic created, grown, deleted, or deleted and created again)."""
+        ids = topic_ids or {}
+        current = {t: (topics[t], ids.get(t)) for t in self.subscribed_topics() if t in topics}
         if subscriptions_changed or current != self._partitions:
             self._partitions = current
             self._bump()

@@ -76,7 +76,7 @@ class SharePartitionManager:
 
     def _load(self, group_id: str, topic: str, part: Partition) -> SharePartition:
         limit = self.config["group.share.delivery.count.limit"]
-        locks = self.config["group.share.partition.max.record.locks"]
+        locks = self.group_config(group_id)["share.partition.max.record.locks"]
         snapshot = self.store.read(partition_key(group_id, self.metadata.topics[topic].topic_id, part.index))
         if snapshot is not None:
             try:
@@ -102,6 +102,7 @@ class SharePartitionManager:
                 raise KafkaError(ErrorCode.invalid_request, "A ShareFetch that opens a session (epoch 0) "
                                                             "cannot carry acknowledgements.")
             session, old = self.sessions.open(group_id, member_id, added, connection_id)
+            self._note_ids(session, added)
             if old is not None:
                 await self._release(old, old.partitions)
             return session
@@ -112,8 +113,22 @@ class SharePartitionManager:
                                                             "cannot add or forget partitions.")
             return session
         dropped = self.sessions.advance(session, added, forgotten)
+        self._note_ids(session, added)
         await self._release(session, dropped)
         return session
+
+    def _note_ids(self, session: ShareSession, added: set[SharePartitionId]) -> None:
+        """Which topic id the member asked for: a topic deleted and created again under the same
+        name is another topic, not fetched until the member names its new id."""
+        for topic, _ in added:
+            info = self.metadata.topics.get(topic)
+            if info is not None:
+                session.topic_ids[topic] = info.topic_id
+
+    def _stale(self, session: ShareSession, topic: str) -> bool:
+        info = self.metadata.topics.get(topic)
+        known = session.topic_ids.get(topic)
+        return info is not None and known is not None and known != info.topic_id
 
     def acknowledge_session(self, group_id: str, member_id: str, epoch: int) -> ShareSession:
         """ShareAcknowledge: an open session; it never opens one."""
@@ -184,14 +199,19 @@ class SharePartitionManager:
                      ) -> tuple[dict[SharePartitionId, Fetched], list[asyncio.Future]]:
         out: dict[SharePartitionId, Fetched] = {}
         waits: list[asyncio.Future] = []
-        lock_ms = self.group_config(session.group_id)["share.record.lock.duration.ms"]
+        config = self.group_config(session.group_id)
+        lock_ms = config["share.record.lock.duration.ms"]
+        committed = config["share.isolation.level"] == "read_committed"
         for topic, index in sorted(session.partitions):
+            if self._stale(session, topic):  # fetched by an old topic id: the client forgets it itself
+                continue
             budget = max_records - sum(len_of(f.acquired) for f in out.values())
             if budget <= 0:
                 break
             try:
                 share, part = self.share_partition(session.group_id, topic, index)
-                out[(topic, index)] = self._acquire(session, share, part, budget, max_bytes, lock_ms)
+                share.max_record_locks = config["share.partition.max.record.locks"]  # the group may change it
+                out[(topic, index)] = self._acquire(session, share, part, budget, max_bytes, lock_ms, committed)
                 waits.append(part.waiter())
             except KafkaError as e:
                 out[(topic, index)] = Fetched(e.code)
@@ -200,8 +220,17 @@ class SharePartitionManager:
         return out, waits
 
     def _acquire(self, session: ShareSession, share: SharePartition, part: Partition, max_records: int,
-                 max_bytes: int, lock_ms: int) -> Fetched:
-        batches = read_batches(part, share, max_records, max_bytes)
+                 max_bytes: int, lock_ms: int, committed: bool = False) -> Fetched:
+        batches = read_batches(part, share, max_records, max_bytes, committed)
+        if committed:  # read_committed: an aborted transaction's records are archived, never delivered
+            lead = 0
+            while lead < len(batches) and _aborted(part, batches[lead][0]):
+                lead += 1
+            if share.archive_new([(h.base_offset, h.last_offset) for h, _ in batches[:lead]]):
+                self._save(session.group_id, part.topic, part.index, share)
+            batches = batches[lead:]
+            cut = next((i for i, (h, _) in enumerate(batches) if _aborted(part, h)), len(batches))
+            batches = batches[:cut]  # the next fetch archives the next aborted run
         runs = share.acquire(session.member_id, [(h.base_offset, h.last_offset) for h, _ in batches],
                              max_records, lock_ms)
         if not runs:
@@ -264,17 +293,26 @@ def len_of(runs: list[Acquired]) -> int:
     return sum(r.last_offset - r.first_offset + 1 for r in runs)
 
 
-def read_batches(part: Partition, share: SharePartition, max_records: int, max_bytes: int) -> list[tuple]:
+def _aborted(part: Partition, header) -> bool:
+    """Whether a batch belongs to an aborted transaction."""
+    return header.is_transactional and any(
+        pid == header.producer_id and first <= header.base_offset <= marker for pid, first, marker in part.aborted)
+
+
+def read_batches(part: Partition, share: SharePartition, max_records: int, max_bytes: int,
+                 committed: bool = False) -> list[tuple]:
     """The data batches a fetch may acquire from: from the first available record up to the
-    high watermark, no further than ``max_records`` new records or the in-flight window
-    allows (so a long backlog is not read whole on every fetch)."""
+    high watermark (the last stable offset for ``read_committed``), no further than
+    ``max_records`` new records or the in-flight window allows (so a long backlog is not
+    read whole on every fetch)."""
     out: list[tuple] = []
     size = fresh = 0
+    limit = part.last_stable_offset if committed else part.high_watermark
     offset = share.next_fetch_offset()
-    if offset >= part.high_watermark:
+    if offset >= limit:
         return out
     for header, batch in part.log.batches(max(offset, part.log_start_offset)):
-        if header.last_offset >= part.high_watermark or (out and size + header.size > max_bytes):
+        if header.last_offset >= limit or (out and size + header.size > max_bytes):
             break
         if fresh >= max_records or header.base_offset - share.start_offset >= share.max_record_locks:
             break

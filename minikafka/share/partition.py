@@ -106,6 +106,21 @@ class SharePartition:
                     taken.append(offset)
         return self._runs(taken)
 
+    def archive_new(self, batches: Iterable[tuple[int, int]]) -> int:
+        """Records never delivered (past the end offset) that must never be, e.g. of an aborted
+        transaction under read_committed: archived as they enter the window. How many."""
+        archived = 0
+        for base, last in batches:
+            for offset in range(max(base, self.end_offset, self.start_offset), last + 1):
+                if offset - self.start_offset >= self.max_record_locks:
+                    break
+                self.records[offset] = InFlight(S.ARCHIVED)
+                self.end_offset = offset + 1
+                archived += 1
+        if archived:
+            self._advance_start()
+        return archived
+
     def _acquirable(self, offset: int) -> InFlight | None:
         if offset < self.end_offset:
             record = self.records.get(offset)

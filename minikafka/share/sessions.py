@@ -44,6 +44,7 @@ class ShareSession:
     epoch: int = 1  # the epoch the next request must carry
     partitions: set[SharePartitionId] = field(default_factory=set)
     connection_id: int = 0
+    topic_ids: dict[str, str] = field(default_factory=dict)  # topic name -> the id the member fetched it by
 
 
 class ShareSessionCache:

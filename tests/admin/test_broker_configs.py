@@ -90,7 +90,8 @@ def test_dynamic_settings_per_broker_and_cluster_wide_reach_the_topics(admin_and
     assert topic.value == "7200000" and SOURCES[int(topic.source)] == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     replica_on_2 = cluster.call(lambda: cluster.broker(2).local_replica("events", 0).config["retention.ms"])
     assert replica_on_2 == 60000  # broker 2's replicas follow its own dynamic value
-    assert describe_cluster_default(cluster) == {"log.retention.ms": ("7200000", 3)}
+    assert describe_cluster_default(cluster) == {"log.retention.ms": ("7200000", 3),
+                                                 "min.insync.replicas": ("1", 3)}, "ELR's cluster-level setting too"
     cluster.restart()  # kept in the metadata log
     assert describe(client, ResourceType.BROKER, "2")["log.retention.ms"].value == "60000"
     alter(client, ResourceType.BROKER, "2", log_retention_ms=None)
@@ -138,3 +139,52 @@ def test_broker_logger_changes_kafka_refuses(make_cluster, change, error, kafka_
                                                 incremental=True, raise_on_unknown=False)
     assert error in answer["broker_logger"]["1"]
     assert logging.getLogger("minikafka.controller").level == logging.NOTSET
+
+
+def test_listeners_and_advertised_listeners_are_described_as_the_broker_opened_them(make_cluster):
+    """Set in the file, both are STATIC_BROKER_CONFIG with each broker's own ports; unset,
+    listeners is the address the broker opened (DEFAULT_CONFIG) and advertised.listeners null."""
+    cluster = make_cluster(brokers=2, config={"listeners": "PLAINTEXT://127.0.0.1:0",
+                                              "advertised.listeners": "PLAINTEXT://localhost:0"})
+    client = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    for node_id in (1, 2):
+        configs = describe(client, ResourceType.BROKER, str(node_id))
+        port = cluster.all_listeners[node_id][0].port
+        assert configs["listeners"].value == f"PLAINTEXT://127.0.0.1:{port}"
+        assert configs["advertised.listeners"].value == f"PLAINTEXT://localhost:{port}"
+        assert {SOURCES[configs[n].source] for n in ("listeners", "advertised.listeners")} == {"STATIC_BROKER_CONFIG"}
+    plain = make_cluster(brokers=1)
+    configs = describe(AdminClient({"bootstrap.servers": plain.bootstrap_servers}), ResourceType.BROKER, "1")
+    assert configs["listeners"].value == f"PLAINTEXT://127.0.0.1:{plain.ports[1]}"
+    assert SOURCES[configs["listeners"].source] == "DEFAULT_CONFIG"
+    assert configs["advertised.listeners"].value is None and configs["advertised.listeners"].is_default
+
+
+def try_cluster_default(cluster, name: str, value: str | None) -> tuple[int, str | None]:
+    """Like alter_cluster_default, but the answer's error code and message, to check a refusal."""
+    from kio.schema.incremental_alter_configs.v1 import request as iac
+    from kio.static.primitive import i8
+    request = iac.IncrementalAlterConfigsRequest(resources=(iac.AlterConfigsResource(
+        resource_type=i8(4), resource_name="", configs=(iac.AlterableConfig(
+            name=name, config_operation=i8(1 if value is None else 0), value=value),)),), validate_only=False)
+    with RawClient(cluster.bootstrap_servers) as client:
+        [answer] = client.request(request).responses
+        return answer.error_code, answer.error_message
+
+
+def test_with_eligible_leader_replicas_the_cluster_keeps_a_cluster_level_min_insync_replicas(make_cluster):
+    """KIP-966 on (a new 4.1+ cluster's default): the cluster-wide default broker resource ""
+    holds min.insync.replicas (DYNAMIC_DEFAULT_BROKER_CONFIG, the static value), it may be
+    changed but not removed; with ELR off nothing is added."""
+    cluster = make_cluster(brokers=1, config={"min.insync.replicas": 2})
+    assert describe_cluster_default(cluster) == {"min.insync.replicas": ("2", 3)}
+    client = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    assert SOURCES[describe(client, ResourceType.BROKER, "1")["min.insync.replicas"].source] == \
+        "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    code, message = try_cluster_default(cluster, "min.insync.replicas", None)
+    assert code == 40 and "cluster-level min.insync.replicas" in message, "INVALID_CONFIG"
+    assert try_cluster_default(cluster, "min.insync.replicas", "1") == (0, None)
+    cluster.restart()
+    assert describe_cluster_default(cluster) == {"min.insync.replicas": ("1", 3)}, "kept, not reset"
+    old = make_cluster(brokers=1, config={"eligible.leader.replicas.version": 0})
+    assert describe_cluster_default(old) == {}
