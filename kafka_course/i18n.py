@@ -1,4 +1,4 @@
-"""The course's language: English, or Spanish for the notebooks and labs built from the catalogs.
+"""The course's language: English, or the language of a translated notebook or lab (``es``, ``pt-BR``).
 
 Every sentence the package shows a learner (a lab check's verdict, a skip, the preflight,
 the quiz's buttons) is written in English and passed through ``_()``::
@@ -14,6 +14,10 @@ a notebook in ``notebooks/es/`` or a lab in ``labs/<lab>/es/`` runs in that fold
 papermill, nbval and nbconvert give a kernel), so it speaks Spanish without asking. A
 sentence without a translation stays in English; the tests make sure none is missing.
 Adding a language is a new catalog.
+
+A language is named as the web names it (``es``, ``pt-BR``), which is also the name of its
+folders and catalog. ``COURSE_LANG`` may be written as a POSIX locale too (``pt_BR.UTF-8``,
+``es_ES``) or as a bare language (``pt``), which is the course's one variant of it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import os
 from functools import lru_cache, cache
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "N_", "_", "language", "set_language"]
+__all__ = ["LANGUAGES", "N_", "_", "language", "set_language", "spoken"]
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 # English is the source; every other language is a catalog in locales/ (a new one needs no code)
@@ -33,9 +37,22 @@ _chosen: str | None = None
 def set_language(lang: str | None) -> None:
     """Speak ``lang`` from now on (``None``: back to the environment and the folder)."""
     global _chosen
-    if lang is not None and lang not in LANGUAGES:
+    known = None if lang is None else spoken(lang)
+    if lang is not None and known is None:
         raise ValueError(f"the course speaks {', '.join(LANGUAGES)}, not {lang!r}")
-    _chosen = lang
+    _chosen = known
+
+
+def spoken(name: str) -> str | None:
+    """The course's language that ``name`` asks for: ``pt-BR``, ``pt_BR``, ``pt_BR.UTF-8`` and ``pt``
+    all ask for ``pt-BR``; ``es_ES.UTF-8`` for ``es``. ``None`` when the course does not speak it."""
+    lang, _, region = name.split(".")[0].split("@")[0].replace("_", "-").partition("-")
+    lang, region = lang.lower(), region.upper()
+    for wanted in (f"{lang}-{region}", lang):
+        if wanted in LANGUAGES:
+            return wanted
+    variants = [known for known in LANGUAGES if known.startswith(f"{lang}-")]
+    return variants[0] if len(variants) == 1 else None
 
 
 @lru_cache(maxsize=8)
@@ -55,14 +72,14 @@ def language() -> str:
     or the notebook's folder."""
     if _chosen:
         return _chosen
-    wanted = os.environ.get("COURSE_LANG", "").split("_")[0].split(".")[0].lower()
-    if wanted in LANGUAGES:
+    wanted = spoken(os.environ.get("COURSE_LANG", ""))
+    if wanted:
         return wanted
     session = os.environ.get("JPY_SESSION_NAME", "")
     if session.endswith(".ipynb") and (said := notebook_language(session)):
         return said
     here = Path.cwd()
-    for folder in (here.name, here.parent.name):  # notebooks/es, labs/02-partitioner/es, notebooks/es/solutions
+    for folder in (here.name, here.parent.name):  # notebooks/pt-BR, labs/02-partitioner/es, notebooks/es/solutions
         if folder in LANGUAGES:
             return folder
     return "en"

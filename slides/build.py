@@ -45,6 +45,7 @@ import nbformat
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from translations import notes as speaker_notes
+from translations.catalogs import LANGUAGE
 
 from . import deck as decks
 from . import diagrams as drawings
@@ -60,12 +61,13 @@ REVEAL_FILES = ["dist/reset.css", "dist/reveal.css", "dist/reveal.js", "dist/the
 
 # Where generated diagrams go: notebook number -> (diagram, pattern for the slide heading to
 # follow). A diagram goes below the first slide whose heading matches, else before the summary.
-# The patterns know the Spanish headings too (notebooks/es), so a translated deck places them alike.
+# The patterns know the Spanish and Portuguese headings too (notebooks/es, notebooks/pt-BR), so a
+# translated deck places them alike.
 PLACES: dict[str, list[tuple[str, str]]] = {
-    "02": [("partitions", r"partition|partici")],
-    "04": [("consumer-groups", r"group|members|grupo|miembros"), ("group-states", r"rebalanc|group|grupo")],
+    "02": [("partitions", r"partition|partici|partiç")],
+    "04": [("consumer-groups", r"group|members|grupo|miembros|membros"), ("group-states", r"rebalanc|group|grupo")],
     "05": [("replication", r"\bISR\b|in-sync|replica|leader|réplica|líder")],
-    "08": [("transaction-states", r"transaction|fenc|coordinator|transacci|coordinador")],
+    "08": [("transaction-states", r"transaction|fenc|coordinator|transacci|transaç|coordinador|coordenador")],
 }
 
 
@@ -139,7 +141,8 @@ def notes_plugin(out: Path, lang: str) -> str:
 # -- notebooks ---------------------------------------------------------------------------------------
 def default_notebooks() -> list[Path]:
     """Every lesson, then the translated ones (notebooks/es/...): one deck each."""
-    return sorted(NOTEBOOKS.glob("[0-9][0-9]*-*.ipynb")) + sorted(NOTEBOOKS.glob("[a-z][a-z]/[0-9][0-9]*-*.ipynb"))
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]*-*.ipynb")) + sorted(
+        p for p in NOTEBOOKS.glob("*/[0-9][0-9]*-*.ipynb") if LANGUAGE.fullmatch(p.parent.name))
 
 
 def notebook_name(path: Path) -> str:

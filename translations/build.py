@@ -16,7 +16,19 @@ An entry is one cell: its nbformat cell id is the entry's context (``msgctxt``),
 source the ``msgid``, its translation the ``msgstr``. Every markdown cell has an entry (speaker
 notes, kept apart, have catalogs of their own: see below); a code cell has one when it holds
 something a learner reads, a comment or a sentence in a string, and its translation is the
-whole cell with those translated. Other code cells are copied as they are.
+whole cell with those translated. Other code cells are copied as they are. A translated code cell
+must be the English code token for token once comments and the words of strings are set aside
+(``catalogs.code_difference``; the fields an f-string or ``str.format`` fills count as code), so the
+English notebook's run vouches for the code of every translation.
+
+A language is named as the web names it, ``es`` or ``pt-BR``: that name is the folder of its
+catalogs (``translations/pt-BR/``), of its notebooks (``notebooks/pt-BR/``, ``labs/<lab>/pt-BR/``,
+``docs/pt-BR/``, ``instructor/pt-BR/``), the suffix of their files (``00-setup-and-tour-pt-BR.ipynb``,
+``README.pt-BR.md``) and its package catalog (``kafka_course/locales/pt-BR.po``). Every folder of
+``translations/`` so named is a language; build and check go over the catalogs it has, so a language
+being written is checked as far as it goes (the package's sentences are needed from its first notebook,
+the decks' words once it has lessons). A link to a notebook of the language that is not translated yet
+leads to the English one until it is.
 
     python -m translations.build add es notebooks/01-messaging-patterns.ipynb   # start a catalog
     python -m translations.build update   # add new cells to the catalogs, mark changed ones fuzzy
@@ -56,7 +68,6 @@ import sys
 from pathlib import Path
 
 import nbformat
-from babel.messages.catalog import Catalog
 
 from . import catalogs, docs, notes
 from .catalogs import (Pair, entry_problems, languages, load, pairs, pairs_for, save, shown, translatable_cells,
@@ -104,6 +115,10 @@ def update_package(lang: str) -> list[str]:
 
 
 def package_problems(lang: str) -> list[str]:
+    """A language with a translated notebook needs every sentence the package prints (a language
+    still being written, with no notebook catalog yet, needs only what its catalog has to be right)."""
+    if not package_catalog(lang).exists() and not pairs(lang):
+        return []
     return sentence_problems(lang, package_catalog(lang), package_messages())
 
 
@@ -147,7 +162,7 @@ def update_slides(lang: str) -> list[str]:
 def update_sentences(lang: str, path: Path, messages: list[str]) -> list[str]:
     """New sentences added with an empty translation, the others kept, the unused dropped."""
     old = {m.id: m for m in load(path) if m.id} if path.exists() else {}
-    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    fresh = catalogs.new_catalog(lang)
     for text in messages:
         before = old.get(text)
         fresh.add(text, before.string if before else "", flags=before.flags if before else ())
@@ -182,8 +197,22 @@ def problems(pair: Pair) -> list[str]:
     if not pair.source.exists():
         return [f"{pair.catalog.relative_to(catalogs.REPO)} translates {pair.name}, which does not exist"]
     _, cells = translatable_cells(pair.source)
-    return entry_problems(pair.name, pair.lang, pair.catalog,
-                          [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
+    found = entry_problems(pair.name, pair.lang, pair.catalog,
+                           [(cell.id, f"{cell.cell_type} cell", cell.source) for cell in cells], "cell")
+    return found + code_problems(pair, cells)
+
+
+def code_problems(pair: Pair, cells) -> list[str]:
+    """Translated code cells that run other code than the English: only comments and the words of
+    strings are the translator's, so the English notebook's run vouches for the translation's code."""
+    said = {m.context: m.string for m in load(pair.catalog) if m.id and isinstance(m.string, str)}
+    found = []
+    for cell in cells:
+        translation = said.get(cell.id)
+        if cell.cell_type == "code" and translation and (differ := catalogs.code_difference(cell.source, translation)):
+            found.append(f"{pair.name}, code cell {cell.id}: the translation's code is not the English code "
+                         f"({differ}); translate only comments and the words of strings")
+    return found
 
 
 def rendered(pair: Pair) -> str:
@@ -232,7 +261,7 @@ def check(lang: str | None = None, only: list[Pair] | None = None) -> list[str]:
     found = []
     if only is None:
         for each in languages() if lang is None else [lang]:
-            found += package_problems(each) + slides_problems(each)
+            found += package_problems(each) + slides_problems(each) + notes.waiting(each)
     for pair in _units(lang, only):
         trouble = problems(pair)
         found += trouble

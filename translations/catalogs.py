@@ -44,8 +44,19 @@ def shown(path: Path) -> str:
     return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
+# A language is named as the web names it (BCP 47): ``es``, or a language and a region, ``pt-BR``.
+# The same name is the folder of its catalogs, of its notebooks and the suffix of their file names.
+LANGUAGE = re.compile(r"[a-z]{2}(?:-[A-Z]{2})?")
+
+
 def languages() -> list[str]:
-    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and re.fullmatch(r"[a-z]{2}", p.name))
+    """Every folder of ``translations/`` named after a language: each is a language of the course."""
+    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and LANGUAGE.fullmatch(p.name))
+
+
+def new_catalog(lang: str) -> Catalog:
+    """An empty catalog for ``lang`` (Babel writes a locale with an underscore: ``pt_BR`` in the header)."""
+    return Catalog(locale=lang.replace("-", "_"), project="Kafka Hands-On", fuzzy=False)
 
 
 def pairs(lang: str) -> list[Pair]:
@@ -87,17 +98,83 @@ def point_links(text: str, folder: Path, lang: str, translations: dict[Path, Pat
     def swap(link: re.Match) -> str:
         text, written = link[1], link[2]
         target = Path(os.path.normpath(folder / written))
-        if target not in translations:
+        if target in translations:
+            path = os.path.relpath(translations[target], folder)
+        elif target in translations.values() or (english := english_of(target, lang)) is None:
             return link[0]
-        path = os.path.relpath(translations[target], folder)
+        else:  # a notebook not translated yet: its English source, until it is
+            path = os.path.relpath(english, folder)
         shown_as = text.replace(written, path) if written in text else text.replace(Path(written).name, Path(path).name)
         return f"[{shown_as}]({path}"  # a link that shows its file name shows the translation's
     return _LINK.sub(swap, text)
 
 
+def english_of(target: Path, lang: str) -> Path | None:
+    """The English notebook a path in ``lang``'s folders stands for (``notebooks/pt-BR/03-producers-pt-BR.ipynb``
+    or ``.../pt-BR/03-producers.ipynb`` -> ``notebooks/03-producers.ipynb``), if there is one."""
+    if not target.is_relative_to(REPO) or lang not in target.relative_to(REPO).parts:
+        return None
+    parts = [p for p in target.relative_to(REPO).parts if p != lang]
+    english = REPO.joinpath(*parts[:-1], Path(parts[-1]).stem.removesuffix(f"-{lang}") + ".ipynb")
+    return english if english.exists() else None
+
+
 def translated_notebooks(lang: str) -> dict[Path, Path]:
     """The translation's folder with the English file name -> the translation, for every notebook of ``lang``."""
     return {p.output.parent / p.source.name: p.output for p in pairs(lang)}
+
+
+# -- a translated code cell runs what the English runs ----------------------------------------------------
+def code_tokens(source: str) -> list[tuple[str, str]] | None:
+    """What a code cell runs, as (token type, text): comments and line breaks inside brackets left
+    out, and a string (or strings written next to each other) reduced to its sorted placeholders,
+    as its words are the translator's. ``None`` when it is not Python (a shell line, a magic)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    out: list[tuple[str, str]] = []
+    for token in tokens:
+        kind = tokenize.tok_name[token.type]
+        if token.type in (tokenize.COMMENT, tokenize.NL):
+            continue
+        if token.type == tokenize.STRING:
+            held = _fields(token.string)
+            if out and out[-1][0] == "STRING":  # "two " "parts" are one string
+                held += out.pop()[1].split("\0")
+            out.append(("STRING", "\0".join(sorted(p for p in held if p))))
+        elif token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            out.append((kind, ""))
+        else:
+            out.append((kind, token.string))
+    return out
+
+
+_FIELD = re.compile(r"{\w*(?:[!:][^{}]*)?}")  # a str.format field: {}, {count}, {0:>5}
+
+
+def _fields(literal: str) -> list[str]:
+    """The fields of a string literal that code fills: an f-string's expressions (their own strings
+    reduced in turn), a plain string's ``str.format`` fields; braces around words are words."""
+    prefix = literal[:len(literal) - len(literal.lstrip("rRbBuUfF"))]
+    if "f" not in prefix.lower():
+        return _FIELD.findall(literal)
+    return ["{" + " ".join(text or kind for kind, text in code_tokens(field[1:-1]) or [("?", field)]
+                           if kind not in ("NEWLINE", "ENDMARKER")) + "}" for field in _PLACEHOLDER.findall(literal)]
+
+
+def code_difference(english: str, translation: str) -> str:
+    """How a translated code cell's code differs from the English one's ("" when it runs the same code:
+    only comments and the words of strings changed)."""
+    theirs, ours = code_tokens(english), code_tokens(translation)
+    if theirs is None or ours is None:
+        return "" if theirs == ours and english == translation else "it is not Python: the code cannot be compared"
+    for i, (a, b) in enumerate(zip(theirs, ours)):
+        if a != b:
+            return f"token {i}: the English has {a[0]} {a[1]!r}, the translation {b[0]} {b[1]!r}"
+    if len(theirs) != len(ours):
+        return f"the English has {len(theirs)} tokens, the translation {len(ours)}"
+    return ""
 
 
 # -- which cells a translator sees ------------------------------------------------------------------
@@ -180,10 +257,10 @@ def update_units(name: str, lang: str, catalog: Path, units: list[tuple[str, str
     """Bring ``catalog`` in line with the source's translatable units, each ``(context, what it is,
     its English)``: new ones added empty, changed ones fuzzy (with the English they were made from),
     gone ones dropped. Notebooks' cells and speaker notes (``translations.notes``) go through it."""
-    old = load(catalog) if catalog.exists() else Catalog(locale=lang)
+    old = load(catalog) if catalog.exists() else new_catalog(lang)
     by_context = {m.context: m for m in old if m.id}
     earlier = previous_ids(catalog)
-    fresh = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    fresh = new_catalog(lang)
     said = []
     for context, kind, text in units:
         before = by_context.get(context)

@@ -36,7 +36,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
 
 from . import catalogs
 
@@ -60,7 +59,9 @@ SPECS: dict[str, Spec] = {
         output="README.{lang}.md",
         sections=("Two commands", "The course", "Real Apache Kafka (docker compose)",
                   "The course on any cluster", "Instructor slides"),
-        skip=(r"\A>.*\]\(README\.[a-z]{2}\.md\)",),  # "> **En español.** ... [README.es.md](README.es.md)"
+        # the notes to readers of another language: "> **En español.** ... [README.es.md](README.es.md)",
+        # "> **Em português (Brasil).** ... `notebooks/pt-BR/`"
+        skip=(r"\A>.*(?:\]\(README\.|`notebooks/)[a-z]{2}(?:-[A-Z]{2})?[./]",),
         closing=("The rest of the README is in English: [README.md](README.md) describes minikafka, the "
                  "broker the course runs on (what it implements, its command-line tools), its measured "
                  "speed and the layout of the repository."),
@@ -240,7 +241,7 @@ def update(doc: Document) -> list[str]:
         if best[1] is not None and best[0] >= 0.5:
             take(unit, best[1], True)
 
-    fresh = Catalog(locale=doc.lang, project="Kafka Hands-On", fuzzy=False)
+    fresh = catalogs.new_catalog(doc.lang)
     said = []
     for unit in units:
         entry, changed = chosen.get(unit.context, (None, False))

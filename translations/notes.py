@@ -206,10 +206,26 @@ def lessons() -> list[str]:
 
 
 def documents(lang: str) -> list[Notes]:
-    """The notes of ``lang`` to check and build: every source for English, every catalog for another."""
+    """The notes of ``lang`` to check and build: every source for English; for another language,
+    every catalog whose lesson is translated too (an instructor edition is the translated lesson)."""
     if lang == "en":
         return [Notes("en", lesson) for lesson in lessons()]
+    return [n for n in _catalogued(lang) if lesson_catalog(lang, n.lesson).exists()]
+
+
+def _catalogued(lang: str) -> list[Notes]:
     return [Notes(lang, p.stem) for p in sorted((catalogs.HERE / lang / "instructor" / "notes").glob("*.po"))]
+
+
+def lesson_catalog(lang: str, lesson: str) -> Path:
+    return catalogs.HERE / lang / "notebooks" / f"{lesson}.po"
+
+
+def waiting(lang: str) -> list[str]:
+    """Notes translated before their lesson: no edition yet, but their catalog must be complete and current."""
+    if lang == "en":
+        return []
+    return [line for n in _catalogued(lang) if not lesson_catalog(lang, n.lesson).exists() for line in problems(n)]
 
 
 def update(notes: Notes) -> list[str]:
@@ -237,8 +253,7 @@ def rendered(notes: Notes) -> str:
     if notes.lang == "en":
         nb = nbformat.read(lesson, as_version=4)
     else:
-        catalog = catalogs.HERE / notes.lang / "notebooks" / f"{lesson.stem}.po"
-        nb = catalogs.translated(catalogs.pairs_for(notes.lang, [catalog])[0])
+        nb = catalogs.translated(catalogs.pairs_for(notes.lang, [lesson_catalog(notes.lang, lesson.stem)])[0])
     out = put_back(nb, read(notes.lesson, notes.lang))
     out.metadata["course"] = {**out.metadata.get("course", {}), "language": notes.lang, "edition": "instructor",
                               "source": catalogs.shown(lesson),
@@ -277,16 +292,16 @@ def migrate(paths: list[Path] | None = None) -> list[str]:
 def _move_translations(lang: str, lesson: str, ids: set[str]) -> list[str]:
     """The entries of ``ids`` leave the lesson's catalog for its notes' catalog (flags, fuzzy and
     the English they were made from kept)."""
-    cells = catalogs.HERE / lang / "notebooks" / f"{lesson}.po"
+    cells = lesson_catalog(lang, lesson)
     if not cells.exists():
         return []
     target = catalog_of(lang, lesson)
     moving = [m for m in catalogs.load(cells) if m.id and m.context in ids]
     if not moving:
         return []
-    kept = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    kept = catalogs.new_catalog(lang)
     _copy(cells, kept, lambda m: m.context not in ids)
-    notes = Catalog(locale=lang, project="Kafka Hands-On", fuzzy=False)
+    notes = catalogs.new_catalog(lang)
     if target.exists():
         _copy(target, notes, lambda m: m.context not in ids)
     _copy(cells, notes, lambda m: m.context in ids, comment=KIND)

@@ -145,3 +145,22 @@ def test_migrate_moves_notes_and_translations_out_and_a_second_run_changes_nothi
             code("x = 1", id="code"), md("## New", id="new"))
     notes.migrate([path])
     assert [n.id for n in notes.read("99-test")] == ["n1", "n0", "n2", "n4"]
+
+
+def test_notes_translated_before_their_lesson_are_checked_and_wait_for_it(tmp_path, monkeypatch):
+    """A language being written may have a lesson's notes before the lesson: no instructor edition
+    yet (it is the translated lesson), but `check` holds the notes' catalog to the same rules."""
+    monkeypatch.setattr(catalogs, "HERE", tmp_path)
+    lesson = LESSONS[2].stem
+    waiting = notes.Notes("pt-BR", lesson)
+    notes.update(waiting)  # a catalog of empty entries, as `add` starts one
+    assert notes.documents("pt-BR") == [], "no edition to build without the lesson's catalog"
+    said = notes.waiting("pt-BR")
+    assert said and all("no pt-BR translation" in line for line in said)
+    entries = build.load(waiting.catalog)
+    for m in entries:
+        m.string = m.id.replace("**Speaker notes.**", "**Notas do apresentador.**")
+    build.save(entries, waiting.catalog)
+    assert notes.waiting("pt-BR") == []
+    build.update(build.pairs_for("pt-BR", [notes.lesson_catalog("pt-BR", lesson)])[0])
+    assert notes.documents("pt-BR") == [waiting] and notes.waiting("pt-BR") == []

@@ -1,12 +1,13 @@
-"""The Spanish instructor guide, the course part of the README and the decks' own words.
+"""The translated instructor guide, the course part of the README and the decks' own words (Spanish;
+Brazilian Portuguese as far as its catalogs go).
 
 - Every document catalog is complete and current, and the committed Spanish documents are
   what ``python -m translations.build`` writes: a changed English block is stale, a new one is
   missing, a hand-edited Spanish document is drift (as for notebooks, ``test_translations.py``).
 - ``update`` keeps the translations of blocks that only moved, and marks a changed one fuzzy
   with the English it was made from.
-- Links in the Spanish documents lead to files, the Spanish ones where they exist.
-- The Spanish text follows the glossary.
+- Links in the translated documents lead to files, the translated ones where they exist.
+- The translated text follows the language's glossary.
 - A deck built from a Spanish notebook says its own words in Spanish (``translations/es/slides.po``).
 """
 
@@ -21,7 +22,7 @@ import pytest
 
 from slides import build as slides_build
 from slides import deck
-from tests.course.test_translations import avoided, prose
+from tests.course.test_translations import GLOSSARIES, glossary_slips
 from translations import build, catalogs, docs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,22 +130,32 @@ def test_the_command_line_takes_documents():
     assert build.main(["check", "es", "docs/instructor-guide.md", "README.md"]) == 0
 
 
-# -- what the Spanish says ---------------------------------------------------------------------------
-def _spanish_of(target: Path) -> Path | None:
-    """The Spanish counterpart of an English notebook or document, if there is one."""
+# -- what the translations say ---------------------------------------------------------------------------
+def _translation_of(target: Path, lang: str) -> Path | None:
+    """The ``lang`` counterpart of an English notebook or document, if there is one."""
     relative = target.relative_to(ROOT)
-    spanish_name = catalogs.translated_name(target, "es")
-    if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks" and "es" not in relative.parts:
-        return ROOT / "notebooks" / "es" / Path(*relative.parts[1:-1]) / spanish_name
-    if relative.suffix == ".ipynb" and relative.parts[0] == "labs" and "es" not in relative.parts:
-        return target.parent / "es" / spanish_name
-    if relative.parts[0] == "docs" and "es" not in relative.parts:
-        return target.parent / "es" / target.name
+    if lang in relative.parts or any(catalogs.LANGUAGE.fullmatch(part) for part in relative.parts[1:-1]):
+        return None  # already a translation
+    translated_name = catalogs.translated_name(target, lang)
+    if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks":
+        return ROOT / "notebooks" / lang / Path(*relative.parts[1:-1]) / translated_name
+    if relative.suffix == ".ipynb" and relative.parts[0] == "labs":
+        return target.parent / lang / translated_name
+    if relative.parts[0] == "docs":
+        return target.parent / lang / target.name
     return None
 
 
+def test_the_translation_of_a_link_is_found_for_every_language():
+    lab = ROOT / "labs" / "02-partitioner" / "lab02-partitioner.ipynb"
+    assert _translation_of(lab, "pt-BR") == ROOT / "labs" / "02-partitioner" / "pt-BR" / "lab02-partitioner-pt-BR.ipynb"
+    assert _translation_of(ROOT / "notebooks" / "solutions" / "03-producers.ipynb", "pt-BR") == (
+        ROOT / "notebooks" / "pt-BR" / "solutions" / "03-producers-pt-BR.ipynb")
+    assert _translation_of(ROOT / "docs" / "es" / "instructor-guide.md", "pt-BR") is None
+
+
 @pytest.mark.parametrize("doc", DOCUMENTS, ids=lambda d: f"{d.lang}-{d.name}")
-def test_links_in_the_spanish_documents_lead_to_files_in_spanish_where_they_exist(doc):
+def test_links_in_the_translated_documents_lead_to_files_in_their_language_where_they_exist(doc):
     text = doc.output.read_text()
     links = re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S))
     local = [t.split("#")[0] for t in links if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
@@ -154,17 +165,18 @@ def test_links_in_the_spanish_documents_lead_to_files_in_spanish_where_they_exis
         path = (doc.output.parent / target).resolve()
         if not path.exists():
             broken.append(target)
-        elif (spanish := _spanish_of(path)) is not None and spanish.exists():
-            english.append(f"{target} (use {spanish.relative_to(ROOT)})")
-    assert broken == [] and english == [], {"broken": broken, "English where a Spanish one exists": english}
+        elif (translation := _translation_of(path, doc.lang)) is not None and translation.exists():
+            english.append(f"{target} (use {translation.relative_to(ROOT)})")
+    assert broken == [] and english == [], {"broken": broken, "English where a translation exists": english}
 
 
-def test_the_spanish_documents_and_deck_words_follow_the_glossary():
-    bad = avoided("es")
-    texts = [(d.name, m.string) for d in DOCUMENTS if d.lang == "es" for m in build.load(d.catalog) if m.id]
-    texts += [("translations/es/slides.po", m.string) for m in build.load(build.slides_catalog("es")) if m.id]
-    found = [f"{where}: {word!r} (the glossary says {use})" for where, text in texts for word, use in bad.items()
-             if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE)]
+@pytest.mark.parametrize("lang", GLOSSARIES)
+def test_the_translated_documents_and_deck_words_follow_the_glossary(lang):
+    texts = [(d.name, m.string) for d in DOCUMENTS if d.lang == lang for m in build.load(d.catalog) if m.id]
+    if build.slides_catalog(lang).exists():
+        texts += [(catalogs.shown(build.slides_catalog(lang)), m.string)
+                  for m in build.load(build.slides_catalog(lang)) if m.id]
+    found = glossary_slips(lang, texts)
     assert found == [], "\n".join(found)
 
 

@@ -1,14 +1,20 @@
-"""The Spanish edition: built from the English notebooks and gettext catalogs, never edited by hand.
+"""The translated editions (Spanish, ``es``; Brazilian Portuguese, ``pt-BR``, being written): built from
+the English notebooks and gettext catalogs, never edited by hand. Every test goes over the catalogs a
+language has, so a language whose catalogs are only partly written is checked as far as it goes.
 
 - Every catalog is complete and current: a cell without a translation, or whose English
   changed after it was translated (stale), fails; so do committed translated notebooks
   that differ from what ``python -m translations.build`` writes (drift).
 - The package's own sentences (``kafka_course.i18n``) all have a translation with the same
   placeholders, and the course speaks the language of the folder a notebook runs in.
-- The Spanish text follows the glossary (``translations/es/GLOSSARY.md``).
+- Each language's text follows its glossary (``translations/<lang>/GLOSSARY.md``).
+- A translated code cell is the English code, token for token, once comments and the words of
+  strings are set aside: the English notebook's run vouches for the translation's code.
 - Every Spanish notebook and lab solution runs under nbval and under papermill (the lessons'
   papermill run is the deck build's, checked in tests/slides; the lab solutions' and worked
   solutions' are here, and must speak Spanish). A Spanish lab starter fails its check, in Spanish.
+  Another language, its code vouched by the English run, runs one lesson under nbval and one lab
+  starter, to see what it prints.
 """
 
 from __future__ import annotations
@@ -31,9 +37,10 @@ from translations.notes import documents as notes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [pair for lang in build.languages() for pair in build.pairs(lang)]
-STARTERS = [p.output for p in PAIRS  # labs/02-partitioner/es/lab02-partitioner-es.ipynb
-            if p.source.parent.parent.name == "labs" and not p.source.stem.endswith("-solution")]
-RUNNABLE = [p.output for p in PAIRS if p.output not in STARTERS]
+ALL_STARTERS = [p.output for p in PAIRS  # labs/02-partitioner/es/lab02-partitioner-es.ipynb
+                if p.source.parent.parent.name == "labs" and not p.source.stem.endswith("-solution")]
+STARTERS = [path for path in ALL_STARTERS if "es" in path.parts]
+RUNNABLE = [p.output for p in PAIRS if p.lang == "es" and p.output not in STARTERS]
 
 
 def name(path: Path) -> str:
@@ -113,36 +120,91 @@ def test_a_hand_edited_translated_notebook_is_drift(tmp_path, monkeypatch):
 
 
 def test_a_new_language_is_a_new_folder_of_catalogs_not_new_code(tmp_path, monkeypatch):
-    """Portuguese, tried on a scratch copy: `add` writes the catalog, a translator fills it,
-    `check` names what is missing until then, and `build` writes notebooks/pt/."""
+    """Brazilian Portuguese, tried on a scratch copy: `add` writes the catalog, a translator fills it,
+    `check` names what is missing until then, and `build` writes notebooks/pt-BR/."""
     (tmp_path / "translations").mkdir()
     (tmp_path / "notebooks").mkdir()
     shutil.copy(ROOT / "notebooks" / "00-setup-and-tour.ipynb", tmp_path / "notebooks")
     monkeypatch.setattr(catalogs, "HERE", tmp_path / "translations")
     monkeypatch.setattr(catalogs, "REPO", tmp_path)
     monkeypatch.chdir(tmp_path)
-    assert build.main(["add", "pt", "notebooks/00-setup-and-tour.ipynb"]) == 0
-    assert build.languages() == ["pt"]
-    pair, = build.pairs("pt")
-    missing = build.check("pt", [pair])
-    assert missing and all("no pt translation" in line for line in missing)
+    assert build.main(["add", "pt-BR", "notebooks/00-setup-and-tour.ipynb"]) == 0
+    assert build.languages() == ["pt-BR"]
+    pair, = build.pairs("pt-BR")
+    assert pair.catalog == tmp_path / "translations" / "pt-BR" / "notebooks" / "00-setup-and-tour.po"
+    assert b'"Language: pt_BR' in pair.catalog.read_bytes(), "gettext's own name for the locale"
+    missing = build.check("pt-BR", [pair])
+    assert missing and all("no pt-BR translation" in line for line in missing)
     catalog = build.load(pair.catalog)
     for entry in catalog:
         if entry.id:
-            entry.string = "[pt] " + entry.id  # what a translator would write
+            code = "code cell" in entry.auto_comments  # what a translator would write: code keeps its code
+            entry.string = ("# [pt-BR]\n" if code else "[pt-BR] ") + entry.id
     build.save(catalog, pair.catalog)
-    assert build.check("pt", [pair]) != [], "built nothing yet: the notebook must be missing"
-    assert build.build("pt", [pair]) == [tmp_path / "notebooks" / "pt" / "00-setup-and-tour-pt.ipynb"]
-    assert build.check("pt", [pair]) == []
+    assert build.check("pt-BR", [pair]) != [], "built nothing yet: the notebook must be missing"
+    assert build.build("pt-BR", [pair]) == [tmp_path / "notebooks" / "pt-BR" / "00-setup-and-tour-pt-BR.ipynb"]
+    assert build.check("pt-BR", [pair]) == []
     built = nbformat.read(pair.output, as_version=4)
-    assert built.metadata["course"]["language"] == "pt"
-    assert any(c.source.startswith("[pt] ") for c in built.cells if c.cell_type == "markdown")
+    assert built.metadata["course"]["language"] == "pt-BR"
+    assert any(c.source.startswith("[pt-BR] ") for c in built.cells if c.cell_type == "markdown")
+
+
+def test_a_link_to_a_notebook_not_translated_yet_leads_to_the_english_one():
+    """A translator writes every link in the language's folders; until the target is translated too,
+    the build points the link at the English notebook."""
+    folder = ROOT / "notebooks" / "pt-BR"
+    lab = "../../labs/02-partitioner/pt-BR/lab02-partitioner-pt-BR.ipynb"
+    said = catalogs.point_links(f"[o laboratório]({lab}) e [a solução](solutions/02-topics-partitions-offsets.ipynb)",
+                                folder, "pt-BR", {})
+    assert said == ("[o laboratório](../../labs/02-partitioner/lab02-partitioner.ipynb) e "
+                    "[a solução](../solutions/02-topics-partitions-offsets.ipynb)")
+    translated = {folder / "solutions" / "02-topics-partitions-offsets.ipynb":
+                  folder / "solutions" / "02-topics-partitions-offsets-pt-BR.ipynb"}
+    assert catalogs.point_links("[a solução](solutions/02-topics-partitions-offsets.ipynb)", folder, "pt-BR",
+                                translated) == "[a solução](solutions/02-topics-partitions-offsets-pt-BR.ipynb)"
+    assert catalogs.point_links("[x](solutions/99-none.ipynb)", folder, "pt-BR", {}) == "[x](solutions/99-none.ipynb)"
+
+
+# -- a translated code cell runs the English code ------------------------------------------------------
+@pytest.mark.parametrize("lang", build.languages())
+def test_a_translated_code_cell_is_the_english_code_but_for_comments_and_words(lang):
+    """So the English notebook's run vouches for the translation's code (a language needs no run of its own)."""
+    found = [line for pair in build.pairs(lang) if pair.source.exists()
+             for line in build.code_problems(pair, catalogs.translatable_cells(pair.source)[1])]
+    assert found == [], "\n".join(found)
+
+
+def test_the_code_comparison_sets_aside_comments_and_words_only():
+    english = 'left = course.consume_all(prices)  # what compaction kept\nprint(len(left), f"{n:>5} records of {k}")\n'
+    same = ('# o que a compactação manteve\nleft = course.consume_all(prices)\n'
+            'print(len(left), f"{k}: {n:>5} "\n      "mensagens")\n')
+    assert catalogs.code_difference(english, same) == ""
+    for other in ('left = course.consume_all(prices)\nprint("restam", len(left), f"{n:>5} de {k}")\n',
+                  'left = course.consume_all(precos)\nprint(len(left), f"{n:>5} de {k}")\n',
+                  'left = course.consume_all(prices)\nprint(len(left), f"{n:>6} de {k}")\n',
+                  'left = course.consume_all(prices)\nprint(len(left), f"{n:>5} de {k}", end="")\n'):
+        assert catalogs.code_difference(english, other) != "", other
+    assert catalogs.code_difference('!ls "a b"', '!ls "a b"') == ""
 
 
 # -- the package's sentences -----------------------------------------------------------------------
-def test_every_sentence_of_the_package_has_a_translation_with_the_same_placeholders():
-    assert build.package_problems("es") == []
+@pytest.mark.parametrize("lang", build.languages())
+def test_every_sentence_of_the_package_has_a_translation_with_the_same_placeholders(lang):
+    """Every language with a notebook, or with a package catalog (``kafka_course/locales/<lang>.po``)."""
+    assert build.package_problems(lang) == []
     assert len(build.package_messages()) > 50
+
+
+def test_a_package_catalog_with_other_placeholders_or_gaps_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(catalogs, "REPO", tmp_path)
+    path = tmp_path / "pt-BR.po"
+    catalog = catalogs.new_catalog("pt-BR")
+    catalog.add("{count} failed", "{número} falharam")
+    catalog.add("Ready for the course.", "Pronto para o curso.", flags=["fuzzy"])
+    build.save(catalog, path)
+    assert build.sentence_problems("pt-BR", path, ["{count} failed", "Ready for the course.", "check"]) == [
+        "pt-BR.po: the translation of '{count} failed' has other placeholders",
+        "pt-BR.po: 'Ready for the course.' is marked fuzzy", "pt-BR.po: no pt-BR translation of 'check'"]
 
 
 def test_the_course_speaks_the_language_of_the_folder_or_of_course_lang(tmp_path, monkeypatch):
@@ -162,6 +224,87 @@ def test_the_course_speaks_the_language_of_the_folder_or_of_course_lang(tmp_path
     assert report.summary() == "1 de 2 comprobaciones pasaron, 1 con fallo."
     monkeypatch.setenv("COURSE_LANG", "fr")  # no catalog: English
     assert i18n.language() == "en" and i18n._("Ready for the course.") == "Ready for the course."
+
+
+# The few sentences the Portuguese tests below print, for when kafka_course/locales/pt-BR.po is not written yet.
+PORTUGUESE = {"Ready for the course.": "Pronto para o curso.", "{count} failed": "{count} com falha",
+              "{passed} of {total} passed, {rest}.": "{passed} de {total} passaram, {rest}.",
+              "check": "verificação", "checks": "verificações",
+              "partition {partition}: leader {leader}, replicas {replicas}, in sync {isr}":
+                  "partição {partition}: líder {leader}, réplicas {replicas}, sincronizadas {isr}",
+              "external Kafka cluster": "cluster Kafka externo", "{kind} at {servers}": "{kind} em {servers}",
+              "revoked": "revogadas", "assigned": "atribuídas", "left": "saiu"}
+
+
+@pytest.fixture
+def portuguese(tmp_path, monkeypatch):
+    """The course with a pt-BR catalog: the real one when it is written, else the sentences above."""
+    locales = tmp_path / "locales"
+    locales.mkdir()
+    shutil.copy(i18n.LOCALES / "es.po", locales)
+    real = i18n.LOCALES / "pt-BR.po"
+    if real.exists():
+        shutil.copy(real, locales)
+    else:
+        catalog = catalogs.new_catalog("pt-BR")
+        for english, said in PORTUGUESE.items():
+            catalog.add(english, said)
+        build.save(catalog, locales / "pt-BR.po")
+    monkeypatch.setattr(i18n, "LOCALES", locales)
+    monkeypatch.setattr(i18n, "LANGUAGES", ("en", "es", "pt-BR"))
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    i18n.catalog.cache_clear()
+    yield i18n.catalog("pt-BR")
+    i18n.set_language(None)
+    i18n.catalog.cache_clear()
+
+
+def test_the_course_speaks_brazilian_portuguese_in_its_folders_and_by_its_names(portuguese, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert i18n.language() == "en"
+    for folder in ("notebooks/pt-BR", "labs/02-partitioner/pt-BR", "notebooks/pt-BR/solutions"):
+        (tmp_path / folder).mkdir(parents=True)
+        monkeypatch.chdir(tmp_path / folder)
+        assert i18n.language() == "pt-BR", folder
+    assert i18n._("Ready for the course.") == portuguese["Ready for the course."] != "Ready for the course."
+    monkeypatch.chdir(tmp_path)
+    for name in ("pt-BR", "pt_BR", "pt_BR.UTF-8", "pt", "PT_br.utf8"):
+        monkeypatch.setenv("COURSE_LANG", name)
+        assert i18n.language() == "pt-BR", name
+    monkeypatch.setenv("COURSE_LANG", "es_ES.UTF-8")
+    assert i18n.language() == "es", "es_ES is still Spanish, not cut to a region the course lacks"
+    monkeypatch.delenv("COURSE_LANG")
+    i18n.set_language("pt-BR")
+    assert i18n.language() == "pt-BR"
+    i18n.set_language(None)
+    with pytest.raises(ValueError, match="not 'fr'"):
+        i18n.set_language("fr")
+    built = tmp_path / "moved-out-of-pt-BR.ipynb"  # the notebook's metadata, as the build writes it
+    nb = nbformat.v4.new_notebook(metadata={"course": {"language": "pt-BR"}})
+    nbformat.write(nb, built)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(built))
+    assert i18n.language() == "pt-BR"
+
+
+def test_checks_and_helpers_speak_brazilian_portuguese(portuguese, monkeypatch):
+    from kafka_course.checks import Report
+    from kafka_course.handle import ClusterHandle, PartitionState
+    from kafka_course.members import EVENTS
+    monkeypatch.setenv("COURSE_LANG", "pt_BR.UTF-8")
+    report = Report("t")
+    report.check(True, "ok", "")
+    report.check(False, "", "wrong")
+    said = [report.summary(), str(PartitionState(0, 1, (1, 2), (1,))), repr(ClusterHandle("127.0.0.1:1", None)),
+            *(i18n._(w) for w in EVENTS.values())]
+    monkeypatch.setenv("COURSE_LANG", "en")
+    english = [Report.summary(report), str(PartitionState(0, 1, (1, 2), (1,))),
+               repr(ClusterHandle("127.0.0.1:1", None)), *EVENTS.values()]
+    assert all(p != e for p, e in zip(said, english)), list(zip(said, english))
+    assert [line for text in said for line in english_lines(text)] == []
+    if not (ROOT / "kafka_course" / "locales" / "pt-BR.po").exists():
+        assert said[:3] == ["1 de 2 verificações passaram, 1 com falha.",
+                            "partição 0: líder 1, réplicas [1, 2], sincronizadas [1]",
+                            "<cluster Kafka externo em 127.0.0.1:1>"]
 
 
 def test_in_jupyterlab_the_notebooks_own_metadata_chooses_the_language(tmp_path, monkeypatch):
@@ -192,19 +335,40 @@ def prose(text: str) -> str:
     return re.sub(r"`[^`]*`", " ", re.sub(r"```.*?```", " ", text, flags=re.S))
 
 
-def test_the_spanish_text_follows_the_glossary():
-    bad = avoided("es")
-    assert "tópico" in bad and "desplazamiento" in bad
-    found = []
-    texts = [(pair.name, m.string) for pair in PAIRS for m in build.load(pair.catalog)
+def glossary_slips(lang: str, texts: list[tuple[str, str]]) -> list[str]:
+    """Each (where, text) that uses a variant ``lang``'s glossary rules out, as 'where: word (use ...)'."""
+    bad = avoided(lang)
+    return [f"{where}: {word!r} (the glossary says {use})" for where, text in texts for word, use in bad.items()
+            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE)]
+
+
+GLOSSARIES = [lang for lang in build.languages() if (catalogs.HERE / lang / "GLOSSARY.md").exists()]
+
+
+@pytest.mark.parametrize("lang", GLOSSARIES)
+def test_the_translated_text_follows_the_glossary(lang):
+    """Over the markdown cells, the package's sentences and the speaker notes the language has."""
+    texts = [(pair.name, m.string) for pair in build.pairs(lang) for m in build.load(pair.catalog)
              if m.id and "markdown cell" in m.auto_comments]
-    texts += [("kafka_course/locales/es.po", m.string) for m in build.load(build.package_catalog("es")) if m.id]
-    texts += [(notes.name, m.string) for notes in notes_of("es") for m in build.load(notes.catalog) if m.id]
-    for where, text in texts:
-        for word, use in bad.items():
-            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose(text), re.IGNORECASE):
-                found.append(f"{where}: {word!r} (the glossary says {use})")
+    if build.package_catalog(lang).exists():
+        texts += [(catalogs.shown(build.package_catalog(lang)), m.string)
+                  for m in build.load(build.package_catalog(lang)) if m.id]
+    notes = [n.catalog for n in notes_of(lang)] + sorted((catalogs.HERE / lang / "instructor" / "notes").glob("*.po"))
+    texts += [(catalogs.shown(path), m.string) for path in dict.fromkeys(notes) for m in build.load(path) if m.id]
+    found = glossary_slips(lang, texts)
     assert found == [], "\n".join(found)
+
+
+def test_each_glossary_rules_out_its_own_false_friends():
+    assert {"es", "pt-BR"} <= set(GLOSSARIES)
+    spanish, portuguese = avoided("es"), avoided("pt-BR")
+    assert "tópico" in spanish and "desplazamiento" in spanish
+    assert {"deslocamento", "caderno", "ficheiro", "clúster", "offset comprometido", "grupo consumidor"} <= set(
+        portuguese)
+    assert "tópico" not in portuguese and "cluster" not in portuguese, "what one language avoids the other uses"
+    said = [("x.po", "Abra o caderno e leia o `deslocamento`: o deslocamento do tópico.")]
+    assert glossary_slips("pt-BR", said) == ["x.po: 'deslocamento' (the glossary says offset (o offset))",
+                                             "x.po: 'caderno' (the glossary says notebook)"], "code is not prose"
 
 
 # -- run, as the English ones are -------------------------------------------------------------------------
@@ -255,6 +419,56 @@ def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path)
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
     assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+
+
+# Portuguese function words: none may be one of the detector's English words, or Portuguese would count as English.
+PORTUGUESE_WORDS = """a o as os e é de do da dos das em no na nos nas um uma uns umas ao à aos às que se por
+para com não mais mas como pelo pela seu sua ser está são foi tem isso isto este esta até já só quando
+onde cada outro outra então""".split()  # noqa: SIM905 - reads as prose
+
+
+# Another language runs one lesson and one lab starter (its code is the English code: see above), to see
+# that what the course prints there is in that language.
+OTHERS = [lang for lang in build.languages() if lang != "es"]
+ONE_LESSON = [p.output for p in PAIRS if p.lang in OTHERS and p.name == "notebooks/00-setup-and-tour.ipynb"]
+ONE_STARTER = [next(path for path in ALL_STARTERS if lang in path.parts) for lang in OTHERS
+               if any(lang in path.parts for path in ALL_STARTERS)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", timed(ONE_LESSON))
+def test_one_lesson_of_each_other_language_runs_and_prints_no_english(path, tmp_path):
+    done, executed = papermill(path, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert executed.metadata["course"]["language"] in path.parts
+    assert unexpected_english(executed) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", timed(ONE_STARTER))
+def test_one_untouched_starter_of_each_other_language_fails_its_check_in_that_language(path, tmp_path):
+    done, executed = papermill(path, tmp_path)
+    assert done.returncode != 0
+    last = [c for c in executed.cells if c.cell_type == "code"][-1]
+    errors = [o for o in last.outputs if o.get("output_type") == "error"]
+    assert errors and errors[0]["ename"] == "CheckFailed"
+    assert english_lines(errors[0]["evalue"]) == [] and "checks passed" not in errors[0]["evalue"], errors[0]["evalue"]
+
+
+def test_the_english_detector_takes_no_portuguese_for_english():
+    from tests.course.english import ENGLISH
+    assert ENGLISH.isdisjoint(PORTUGUESE_WORDS)
+    for portuguese in ("partição 0: líder 1, réplicas [1], sincronizadas [1]",
+                       "1 de 2 verificações passaram, 1 com falha.",
+                       "O consumidor lê as mensagens do tópico e faz commit do offset ao final de cada lote.",
+                       "Se o broker cair, o seguidor que está no ISR vira líder; a mensagem não se perde.",
+                       "Nenhuma mensagem foi perdida, mas 3 foram entregues duas vezes (at-least-once).",
+                       "Por que o offset com commit é o da próxima mensagem a ler? Porque o consumidor retoma dali.",
+                       "<cluster Kafka externo em 127.0.0.1:1>"):
+        assert english_lines(portuguese) == [], portuguese
+    for left_in_english in ("um consumidor lê: [b'written with acks=1']", "alice leaves the group",
+                            "o produtor envia: the records are sent in order"):
+        assert english_lines(left_in_english) != [], left_in_english
 
 
 def test_the_english_detector_tells_prose_from_names_logs_and_code():
