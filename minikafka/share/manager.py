@@ -20,6 +20,7 @@ import logging
 from dataclasses import dataclass, field
 
 from ..errors import ErrorCode, KafkaError
+from ..records import BatchHeader
 from ..replica.partition import Partition
 from ..replica.peers import LocalReplicas
 from .alarm import Alarm, Waiters
@@ -293,7 +294,7 @@ def len_of(runs: list[Acquired]) -> int:
     return sum(r.last_offset - r.first_offset + 1 for r in runs)
 
 
-def _aborted(part: Partition, header) -> bool:
+def _aborted(part: Partition, header: BatchHeader) -> bool:
     """Whether a batch belongs to an aborted transaction."""
     return header.is_transactional and any(
         pid == header.producer_id and first <= header.base_offset <= marker for pid, first, marker in part.aborted)
