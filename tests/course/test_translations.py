@@ -413,12 +413,18 @@ def test_spanish_worked_solutions_run_under_papermill(path, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", timed(STARTERS))
 def test_an_untouched_spanish_starter_fails_its_check_in_spanish(path, tmp_path):
+    said = check_failure(path, tmp_path)
+    assert "comprobaciones pasaron" in said, said
+
+
+def check_failure(path, tmp_path) -> str:
+    """Run an untouched starter: its last cell must stop with the check's CheckFailed; what it said."""
     done, executed = papermill(path, tmp_path)
     assert done.returncode != 0
     last = [c for c in executed.cells if c.cell_type == "code"][-1]
     errors = [o for o in last.outputs if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "CheckFailed"
-    assert "comprobaciones pasaron" in errors[0]["evalue"], errors[0]["evalue"]
+    return errors[0]["evalue"]
 
 
 # Portuguese function words: none may be one of the detector's English words, or Portuguese would count as English.
@@ -447,12 +453,8 @@ def test_one_lesson_of_each_other_language_runs_and_prints_no_english(path, tmp_
 @pytest.mark.slow
 @pytest.mark.parametrize("path", timed(ONE_STARTER))
 def test_one_untouched_starter_of_each_other_language_fails_its_check_in_that_language(path, tmp_path):
-    done, executed = papermill(path, tmp_path)
-    assert done.returncode != 0
-    last = [c for c in executed.cells if c.cell_type == "code"][-1]
-    errors = [o for o in last.outputs if o.get("output_type") == "error"]
-    assert errors and errors[0]["ename"] == "CheckFailed"
-    assert english_lines(errors[0]["evalue"]) == [] and "checks passed" not in errors[0]["evalue"], errors[0]["evalue"]
+    said = check_failure(path, tmp_path)
+    assert english_lines(said) == [] and "checks passed" not in said, said
 
 
 def test_the_english_detector_takes_no_portuguese_for_english():

@@ -91,3 +91,15 @@ class Pollers:
             thread.join(5)
         for consumer in self.consumers:
             consumer.close()
+
+
+def poll_together(cluster, topic: str, consumers, count: int, timeout: float = 30) -> Pollers:
+    """Start ``consumers`` polling, wait until each has a share session on the broker, write
+    ``count`` records and wait until they are consumed; the pollers, stopped, with what each got."""
+    broker = cluster.broker()
+    with Pollers(consumers) as pollers:
+        wait_until(lambda: cluster.call(lambda: len(broker.share_partitions.sessions.sessions)) == len(consumers),
+                   20, f"{len(consumers)} members fetching")
+        produce_batches(cluster.bootstrap_servers, topic, count)
+        wait_until(lambda: pollers.total() >= count, timeout, f"{count} records consumed")
+    return pollers

@@ -10,7 +10,7 @@ import time
 import pytest
 from confluent_kafka import AcknowledgeType
 
-from tests.share.helpers import (LOCK_MS, SHARE_CONFIG, Pollers, earliest, explicit_consumer, poll_one,
+from tests.share.helpers import (LOCK_MS, SHARE_CONFIG, earliest, explicit_consumer, poll_one, poll_together,
                                  produce_batches, share_consumer, wait_until)
 
 pytestmark = pytest.mark.timeout(60)
@@ -54,12 +54,7 @@ def test_consumers_polling_at_once_get_each_record_exactly_once(share_cluster, t
     bootstrap = share_cluster.bootstrap_servers
     share_cluster.create_topic(topic_name, partitions=1)
     consumers = [share_consumer(bootstrap, "workers", topic_name, **{"max.poll.records": 1}) for _ in range(3)]
-    broker = share_cluster.broker()
-    with Pollers(consumers) as pollers:
-        wait_until(lambda: share_cluster.call(lambda: len(broker.share_partitions.sessions.sessions)) == 3, 20,
-                   "three members fetching")
-        produce_batches(bootstrap, topic_name, 30)
-        wait_until(lambda: pollers.total() >= 30, 20, "30 records consumed")
+    pollers = poll_together(share_cluster, topic_name, consumers, 30, timeout=20)
     offsets = sorted(o for got in pollers.got for o, _ in got)
     assert offsets == list(range(30)), "every record delivered exactly once"
     assert {count for got in pollers.got for _, count in got} == {1}

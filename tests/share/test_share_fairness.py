@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.share.helpers import SHARE_CONFIG, Pollers, produce_batches, share_consumer, wait_until
+from tests.share.helpers import SHARE_CONFIG, poll_together, share_consumer
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -18,12 +18,7 @@ def test_three_members_on_one_partition_each_get_records(make_cluster, topic_nam
     bootstrap = cluster.bootstrap_servers
     cluster.create_topic(topic_name, partitions=1)
     consumers = [share_consumer(bootstrap, "fair", topic_name) for _ in range(3)]
-    broker = cluster.broker()
-    with Pollers(consumers) as pollers:
-        wait_until(lambda: cluster.call(lambda: len(broker.share_partitions.sessions.sessions)) == 3, 20,
-                   "three members fetching")
-        produce_batches(bootstrap, topic_name, 300)
-        wait_until(lambda: pollers.total() >= 300, 30, "300 records consumed")
+    pollers = poll_together(cluster, topic_name, consumers, 300)
     counts = [len(got) for got in pollers.got]
     assert sorted(o for got in pollers.got for o, _ in got) == list(range(300)), "each record exactly once"
     assert min(counts) >= 20, f"a member was starved: {counts}"
