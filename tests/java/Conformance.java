@@ -48,6 +48,25 @@ public class Conformance {
         if (!ok) throw new AssertionError(what);
     }
 
+    interface ZombieWork {
+        void run() throws Exception;
+    }
+
+    /** What a fenced producer's work ended with: it must be a fencing error. */
+    static Throwable fencingError(ZombieWork work) throws Exception {
+        Throwable seen = null;
+        try {
+            work.run();
+        } catch (ExecutionException e) {
+            seen = e.getCause();
+        } catch (KafkaException e) {
+            seen = e;
+        }
+        check(seen instanceof ProducerFencedException || seen instanceof InvalidProducerEpochException,
+                "the zombie got " + seen + ", not a fencing error");
+        return seen;
+    }
+
     static Properties props(Object... pairs) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
@@ -171,17 +190,10 @@ public class Conformance {
         zombie.send(new ProducerRecord<>(topic, "k", "first")).get();
         try (KafkaProducer<String, String> successor = producer("transactional.id", "java-fence")) {
             successor.initTransactions();
-            Throwable seen = null;
-            try {
+            Throwable seen = fencingError(() -> {
                 zombie.send(new ProducerRecord<>(topic, "k", "second")).get();
                 zombie.commitTransaction();
-            } catch (ExecutionException e) {
-                seen = e.getCause();
-            } catch (KafkaException e) {
-                seen = e;
-            }
-            check(seen instanceof ProducerFencedException || seen instanceof InvalidProducerEpochException,
-                    "the zombie got " + seen + ", not a fencing error");
+            });
             successor.beginTransaction();
             successor.send(new ProducerRecord<>(topic, "k", "from the successor"));
             successor.commitTransaction();
@@ -238,18 +250,11 @@ public class Conformance {
         }
         try (KafkaProducer<String, String> successor = producer("transactional.id", "java-v2")) {
             successor.initTransactions();
-            Throwable seen = null;
-            try {
+            Throwable seen = fencingError(() -> {
                 app.beginTransaction();
                 app.send(new ProducerRecord<>(out, "k", "zombie")).get();
                 app.commitTransaction();
-            } catch (ExecutionException e) {
-                seen = e.getCause();
-            } catch (KafkaException e) {
-                seen = e;
-            }
-            check(seen instanceof ProducerFencedException || seen instanceof InvalidProducerEpochException,
-                    "the zombie got " + seen + ", not a fencing error");
+            });
             return "offsets 2, 2, 2, 8; read_committed reads the 9 committed; zombie told "
                     + seen.getClass().getSimpleName();
         } finally {
