@@ -108,6 +108,7 @@ CHECKED_IN_HANDLER: dict[int, str] = {
     3: "DESCRIBE on each topic (left out of 'all topics'), CREATE to auto-create",
     8: "READ on each topic", 9: "DESCRIBE on each group (v8+ asks for several) and on each topic",
     15: "DESCRIBE on each group", 69: "DESCRIBE on each group", 77: "DESCRIBE on each group",
+    74: "DESCRIBE_CONFIGS on the cluster",
     90: "DESCRIBE on each group",
     16: "DESCRIBE on the cluster, else on each group listed", 19: "CREATE on the cluster or the topic",
     10: "DESCRIBE on each group or transactional id (v4+ asks for several)",
