@@ -29,7 +29,8 @@ def show_state_machine(transitions: Sequence[tuple[Any, str, Any]], *, start: An
 
 def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = ""):
     """States in columns by distance from ``start``. Arrows between neighbouring columns
-    are straight; arrows that go back or skip a column arc above (or below) the states."""
+    are straight; arrows that go back or skip a column arc above (or below) the states, and
+    arcs of the same event into the same state share one height and one label."""
     layers = _layers(transitions, start)
     column = {state: c for c, states in enumerate(layers) for state in states}
     where = _positions(layers)
@@ -44,6 +45,7 @@ def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: 
     bottom = min(y for _, y in where.values()) - BOX_H
     right = max(x for x, _ in where.values()) + 1.2
     arcs = {"up": 0, "down": 0}
+    bundles: dict[tuple[Any, str, str], float] = {}  # (to, label, side) -> the apex its arcs share
     drawn: list[tuple[Callable[..., None], tuple[Any, ...]]] = []  # (how to draw an edge, its arguments)
     for (src, dst), events in sorted(edges.items(), key=lambda e: abs(column[e[0][1]] - column[e[0][0]])):
         (xa, ya), (xb, yb) = where[src], where[dst]
@@ -53,10 +55,13 @@ def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: 
             drawn.append((_loop, (xa, ya, label, side)))
         elif column[dst] == column[src] + 1:
             drawn.append((_straight, ((xa + half[src], ya), (xb - half[dst], yb), label)))
+        elif (dst, label, side) in bundles:  # the same event into the same state: one level, one label
+            drawn.append((_arc, ((xa, ya), (xb, yb), bundles[(dst, label, side)], "", side)))
         else:
             level = arcs[side]
             arcs[side] += 1
             apex = top + 1.0 + 0.8 * level if side == "up" else bottom - 1.0 - 0.8 * level
+            bundles[(dst, label, side)] = apex
             drawn.append((_arc, ((xa, ya), (xb, yb), apex, label, side)))
     low, high = bottom - 0.9 - 0.8 * arcs["down"], top + 0.9 + 0.8 * arcs["up"]
     fig, ax = new_figure(0.72 * (right + 1.4), 0.8 + 0.72 * (high - low))
@@ -100,7 +105,7 @@ def _layers(transitions, start) -> list[list[Any]]:
 
 
 def _positions(layers: list[list[Any]]) -> dict[Any, tuple[float, float]]:
-    return {state: (column * 3.2, ((len(states) - 1) / 2 - i) * 1.5)
+    return {state: (column * 3.7, ((len(states) - 1) / 2 - i) * 1.5)
             for column, states in enumerate(layers) for i, state in enumerate(states)}
 
 
@@ -129,7 +134,8 @@ def _arc(ax, a: tuple[float, float], b: tuple[float, float], apex: float, label:
     p2 = (b[0] + nudge, b[1] + sign * BOX_H)
     control = ((p0[0] + p2[0]) / 2, 2 * apex - (p0[1] + p2[1]) / 2)
     _path_arrow(ax, [p0, control, p2])
-    _edge_label(ax, (p0[0] + p2[0]) / 2, apex, label, va="center")
+    if label:
+        _edge_label(ax, (p0[0] + p2[0]) / 2, apex, label, va="center")
 
 
 def _loop(ax, x: float, y: float, label: str, side: str) -> None:
