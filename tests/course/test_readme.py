@@ -42,6 +42,16 @@ def commands(block: str) -> list[str]:
 
 @pytest.fixture
 def scratch(tmp_path):
+    """A folder to run README blocks in, holding the README's fixed ports for the test: two of these
+    tests at once (pytest-xdist workers) would both find 9092 free and then collide on it."""
+    import fcntl
+    import tempfile
+    with open(Path(tempfile.gettempdir()) / "kafka-hands-on-readme-ports.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield from _scratch(tmp_path)
+
+
+def _scratch(tmp_path):
     for name in (".venv", "config"):
         (tmp_path / name).symlink_to(ROOT / name)
     busy = []
