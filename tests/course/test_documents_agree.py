@@ -1,6 +1,6 @@
 """The figures the documents share agree with each other and with what was measured.
 
-The README, the instructor guide and their Spanish editions each state the room kit's size and
+The README, the instructor guide and their Spanish and Portuguese editions each state the room kit's size and
 the environment's; a figure changed in one place and not the others (785 MB in the README and
 about 670 MB in the guide) is what this catches. The environment's size is measured when the
 course's ``.venv`` is there (CI has it)."""
@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ["README.md", "README.es.md", "docs/instructor-guide.md", "docs/es/instructor-guide.md"]
+DOCUMENTS = ["README.md", "README.es.md", "README.pt-BR.md",
+             "docs/instructor-guide.md", "docs/es/instructor-guide.md", "docs/pt-BR/instructor-guide.md"]
 # Each figure: what introduces it in either language, then the number and its unit.
 FIGURES = {
     "room kit": r"room-kit\.tar`\s+\((?:about |unos )?([\d.,]+) (MB|GB)",
-    "environment": r"(?:the environment is|el entorno ocupa) ([\d.,]+) (MB|GB)",
+    "environment": r"(?:the environment is|el entorno ocupa|o ambiente ocupa) ([\d.,]+) (MB|GB)",
 }
 
 

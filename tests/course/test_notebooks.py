@@ -350,7 +350,10 @@ def test_every_prediction_asks_a_question_of_the_bank_right_before_a_code_cell(p
             "that answers it")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + sorted((ROOT / "notebooks" / "es").glob("*.ipynb")) + WORKED, ids=name)
+TRANSLATED_LESSONS = sorted(p for lang in ("es", "pt-BR") for p in (ROOT / "notebooks" / lang).glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + TRANSLATED_LESSONS + WORKED, ids=name)
 def test_no_notebook_shows_a_quiz_answer(path):
     """The answers stay in the banks, out of the learner's view."""
     shown = [c.id for c in nbformat.read(path, as_version=4).cells if re.search(r"\banswer=\d", c.source)]
