@@ -159,10 +159,11 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
                                pending=trial.pending)
         with _Writer(producer, trial):
             windows = script.run()
-        unclean_allowed = _topic_config(servers, topic, "unclean.leader.election.enable") == "true"
+        applied = _topic_settings(servers, topic)
+        unclean_allowed = applied.get("unclean.leader.election.enable") == "true"
         _judge(report, trial, servers, windows.get("out of sync"), unclean_allowed)
         _judge_windows(report, trial, windows, producer_settings,
-                       _topic_config(servers, topic, "min.insync.replicas"))
+                       applied.get("min.insync.replicas", "?"))
         _forget(topic, servers)
         return trial
 
@@ -185,16 +186,17 @@ def _forget(topic: str, servers: str) -> None:
         delete_topic(topic, bootstrap=servers)
 
 
-def _topic_config(servers: str, topic: str, name: str) -> str:
-    """One of the topic's settings as the cluster applies it (its own, or the broker default)."""
+def _topic_settings(servers: str, topic: str) -> dict[str, str]:
+    """The topic's settings as the cluster applies them (its own, or the broker defaults); empty
+    when they cannot be read (they only choose the words of a sentence)."""
     from confluent_kafka.admin import ConfigResource
     from ..clients import admin
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
     try:
         entries = admin(servers).describe_configs([resource])[resource].result(10)
-        return entries[name].value
     except Exception:  # noqa: BLE001 - only a hint in a sentence
-        return "?"
+        return {}
+    return {name: entry.value for name, entry in entries.items()}
 
 
 def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | None = None,
