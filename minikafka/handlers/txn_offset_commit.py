@@ -31,10 +31,12 @@ async def _results(ctx: RequestContext, request: TxnOffsetCommitRequest,
     broker = ctx.broker
     try:
         if implicit_adds(broker.config["transaction.version"], ctx.api_version, ADDS_OFFSETS_SINCE):
+            # adding checks the producer with its coordinator, as the verification below does
             await add_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
                                     request.group_id, broker.metadata, broker.peers)
-        verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
-                             broker.metadata, broker.peers)
+        else:
+            verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
+                                 broker.metadata, broker.peers)
         return await coordinator(ctx).commit_transactional(
             request.group_id, request.producer_id, request.producer_epoch, request.member_id,
             request.group_instance_id, request.generation_id, commits)
