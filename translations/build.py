@@ -242,13 +242,17 @@ def _units(lang: str | None, only: list | None) -> list:
 
 
 def build(lang: str | None = None, only: list[Pair] | None = None) -> list[Path]:
+    """Write each translated notebook or document whose text differs from the build's; the paths written."""
     written = []
     for pair in _units(lang, only):
         found = problems(pair)
         if found:
             raise SystemExit(f"Cannot build {pair.output.relative_to(catalogs.REPO)}:\n  " + "\n  ".join(found))
+        text = rendered(pair)
+        if pair.output.exists() and pair.output.read_text() == text:
+            continue  # left untouched: an unchanged file keeps its time, so git does not clean it again
         pair.output.parent.mkdir(parents=True, exist_ok=True)
-        pair.output.write_text(rendered(pair))
+        pair.output.write_text(text)
         written.append(pair.output)
     return written
 
