@@ -6,15 +6,17 @@ tasks (replica fetcher, timers, log cleaner). ``call`` runs one request through 
 handler the registry declares for its API, as dispatch does: the request (a kio entity of
 any supported version) is lifted to the class its handler reads, the handler answers in
 the request's version. The ACL gates and injected faults of ``RequestDispatcher`` are not
-applied; a unit test of one handler wants none of them.
+applied; a unit test of one handler wants none of them. A test of the whole request path
+(framing, version checks, gates, faults) feeds raw request frames to ``dispatcher``, the
+``RequestDispatcher`` a listener would feed.
 
-Build it and call it from a coroutine (``asyncio.run``), as everything in a broker runs on
-its event loop::
+Build it and call it from a coroutine (``asyncio.run``, or one ``asyncio.Runner`` for many
+calls), as everything in a broker runs on its event loop::
 
     async def check():
-        broker = DirectBroker()
-        answer = await broker.call(ApiVersionsRequest(...))
-        await broker.close()
+        async with DirectBroker() as broker:
+            broker.create_topic("orders", partitions=2)
+            answer = await broker.call(ApiVersionsRequest(...))
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..protocol import codec
 from ..protocol.apis import BY_KEY
 from ..replica.peers import Peers
 from .context import RequestContext, Response
-from .dispatch import lift
+from .dispatch import RequestDispatcher, lift
 from .registry import HANDLERS
 
 
@@ -49,6 +51,17 @@ class DirectBroker:
         self.broker.load()
         self.controller.broker_joined(node_id)
         self._correlation_id = 0
+        self.dispatcher = RequestDispatcher(self.broker)  # frames in, frames out, as from a socket
+
+    async def __aenter__(self) -> DirectBroker:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    def create_topic(self, name: str, partitions: int = 1, configs: Mapping[str, str] | None = None) -> None:
+        """Create a topic of ``partitions`` partitions led by this broker, as the controller would."""
+        self.broker.create_topic(name, partitions, 1, dict(configs or {}))
 
     async def call(self, request: Any, client_id: str = "direct") -> Response:
         """The handler's answer to ``request`` (a kio request entity), in the request's version."""

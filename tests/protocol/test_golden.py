@@ -1,5 +1,6 @@
 """Golden bytes: request frames recorded from kafka-python 3.0.12 and confluent-kafka 2.16
-(``record_golden.py``), fed straight to a broker's frame handler (no socket).
+(``record_golden.py``), fed straight to the frame handler of one in-process broker
+(``handlers.direct``: no socket, no thread, no Cluster).
 
 Every frame decodes as the API and version its header names and lifts to the newest
 version's class; every answer decodes as that version's response; and a few answers
@@ -15,9 +16,8 @@ from pathlib import Path
 import pytest
 from kio.serial import entity_reader
 
-from minikafka import Cluster
 from minikafka.errors import ErrorCode
-from minikafka.handlers.dispatch import RequestDispatcher
+from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 from minikafka.protocol.apis import BY_KEY
 
@@ -30,16 +30,22 @@ def ids(entry: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def dispatcher():
-    cluster = Cluster(in_memory=True).start()
-    cluster.create_topic("golden", partitions=1)
-    yield cluster, RequestDispatcher(cluster.broker(1))
-    cluster.stop()
+def broker():
+    """One broker for the module's frames, on an event loop of its own that each answer runs on."""
+    async def build() -> DirectBroker:
+        built = DirectBroker()
+        built.create_topic("golden", partitions=1)
+        return built
+
+    with asyncio.Runner() as runner:
+        built = runner.run(build())
+        yield runner, built
+        runner.run(built.close())
 
 
-def answer(cluster: Cluster, dispatcher: RequestDispatcher, entry: dict):
+def answer(runner: asyncio.Runner, broker: DirectBroker, entry: dict):
     frame = bytes.fromhex(entry["hex"])
-    raw = asyncio.run_coroutine_threadsafe(dispatcher.handle_frame(frame), cluster._loop).result(10)
+    raw = runner.run(asyncio.wait_for(broker.dispatcher.handle_frame(frame), 10))
     key, version = entry["api_key"], entry["version"]
     if key == API_VERSIONS and version > BY_KEY[API_VERSIONS].max_version:
         version = 0  # an unsupported ApiVersions is answered with a v0 body
@@ -61,9 +67,8 @@ def test_every_recorded_frame_decodes_as_what_its_header_says(entry):
 
 
 @pytest.mark.parametrize("entry", GOLDEN, ids=ids)
-def test_every_recorded_frame_gets_an_answer_of_its_version(dispatcher, entry):
-    cluster, handler = dispatcher
-    assert answer(cluster, handler, entry) is not None
+def test_every_recorded_frame_gets_an_answer_of_its_version(broker, entry):
+    assert answer(*broker, entry) is not None
 
 
 def exact(entry_filter):
@@ -71,8 +76,8 @@ def exact(entry_filter):
 
 
 @pytest.mark.parametrize("entry", exact(lambda e: e["api_key"] == API_VERSIONS), ids=ids)
-def test_api_versions_answers_ranges_or_unsupported_version(dispatcher, entry):
-    body = answer(*dispatcher, entry)
+def test_api_versions_answers_ranges_or_unsupported_version(broker, entry):
+    body = answer(*broker, entry)
     if entry["version"] > BY_KEY[API_VERSIONS].max_version:
         assert body.error_code == ErrorCode.unsupported_version and body.api_keys  # kafka-python retries lower
     else:
@@ -82,8 +87,8 @@ def test_api_versions_answers_ranges_or_unsupported_version(dispatcher, entry):
 
 @pytest.mark.parametrize("entry", exact(lambda e: e["api_key"] in (METADATA, FIND_COORDINATOR, LIST_OFFSETS)),
                          ids=ids)
-def test_lookups_succeed(dispatcher, entry):
-    body = answer(*dispatcher, entry)
+def test_lookups_succeed(broker, entry):
+    body = answer(*broker, entry)
     if entry["api_key"] == METADATA:
         assert all(t.error_code == ErrorCode.none for t in body.topics if t.name == "golden") and body.brokers
     elif entry["api_key"] == FIND_COORDINATOR:
@@ -93,6 +98,6 @@ def test_lookups_succeed(dispatcher, entry):
 
 
 @pytest.mark.parametrize("entry", exact(lambda e: e["api_key"] == CREATE_TOPICS), ids=ids)
-def test_creating_an_existing_topic_says_so(dispatcher, entry):
-    body = answer(*dispatcher, entry)
+def test_creating_an_existing_topic_says_so(broker, entry):
+    body = answer(*broker, entry)
     assert [t.error_code for t in body.topics] == [ErrorCode.topic_already_exists]

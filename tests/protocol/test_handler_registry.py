@@ -3,12 +3,18 @@ at registration (it used to be ignored: dispatch looked hooks up with getattr an
 
 from __future__ import annotations
 
+import ast
+import collections
+import importlib
+import inspect
+import pkgutil
 import types
 
 import pytest
 from kio.schema.heartbeat.v3.request import HeartbeatRequest as HeartbeatV3
 
 from minikafka.errors import ErrorCode
+from minikafka import handlers
 from minikafka.handlers import registry
 from minikafka.handlers.registry import Handler, RegistrationError, check, check_module, check_request_type
 from minikafka.protocol.apis import API_TABLE
@@ -36,6 +42,22 @@ def test_every_api_of_the_table_has_a_handler_whose_hooks_are_its_modules():
     fetch = registry.HANDLERS[1]
     assert fetch.upgrade is not None and fetch.error_response is not None
     assert registry.HANDLERS[12].upgrade is None  # Heartbeat: codec.upgrade does
+
+
+def test_every_api_has_exactly_one_row_and_every_handler_module_one_api():
+    """A key written twice in the table's literal would keep only its last row without a word
+    (a dict), and a handler module left out of the table would never be called."""
+    tree = ast.parse(inspect.getsource(registry))
+    [table] = [node.value for node in tree.body if isinstance(node, ast.AnnAssign)
+               and isinstance(node.target, ast.Name) and node.target.id == "HANDLERS"]
+    assert isinstance(table, ast.Dict)
+    rows = collections.Counter(ast.literal_eval(key) for key in table.keys if key is not None)
+    assert rows == collections.Counter(api.key for api in API_TABLE)  # each API key once, no other key
+    modules = collections.Counter(handler.handle.__module__ for handler in registry.HANDLERS.values())
+    assert [name for name, count in modules.items() if count > 1] == []
+    with_handle = {f"{handlers.__name__}.{info.name}" for info in pkgutil.iter_modules(handlers.__path__)
+                   if callable(getattr(importlib.import_module(f"{handlers.__name__}.{info.name}"), "handle", None))}
+    assert with_handle == set(modules)
 
 
 def test_a_misspelt_hook_fails_registration():
