@@ -107,6 +107,11 @@ BROKER_SETTINGS: tuple[Setting, ...] = (
     Setting("group.consumer.assignors", "list", "uniform,range", "Consumer-protocol groups (KIP-848): the server-side assignors, the first one the default.",
             None, ("uniform", "range", "org.apache.kafka.coordinator.group.assignor.UniformAssignor",
                    "org.apache.kafka.coordinator.group.assignor.RangeAssignor")),
+    Setting("group.consumer.migration.policy", "string", "bidirectional",
+            "Online migration between the classic and the consumer group protocols (KIP-848): which conversions of a "
+            "group with members are allowed (upgrade: a ConsumerGroupHeartbeat joins a classic group; downgrade: the "
+            "last consumer-protocol member leaves). Empty groups change protocol whatever this says.",
+            None, ("bidirectional", "upgrade", "downgrade", "disabled")),
     Setting("broker.rack", "string", "", "This broker's rack (KIP-392); a list gives each broker of one process its own, in order."),
     Setting("replica.selector.class", "string", "", "Which replica a consumer should fetch from (KIP-392): empty for the leader, or "
             "org.apache.kafka.common.replica.RackAwareReplicaSelector for one in the consumer's rack (client.rack)."),

@@ -124,18 +124,33 @@ class ConsumerGroup:
         if hb.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(hb)
         old = self._member_for(hb)
-        member = self._updated(old, hb)
-        self._put(member)
-        resubscribed = old is None or (old.subscribed_topic_names, old.subscribed_topic_regex) != (
-            member.subscribed_topic_names, member.subscribed_topic_regex)
-        if resubscribed or self._layout() != self.subscription_metadata:  # or a subscribed topic appeared or grew
-            self._bump()
-        member = self._reconcile(self.members[member.member_id], hb.owned, now)
+        member = self.update(old, self._updated(old, hb), hb.owned, now)
         member = replace(member, session_deadline=now + self.settings.session_timeout_ms / 1000)
         self.members[member.member_id] = member
         changed = old is None or old.assigned != member.assigned
         return HeartbeatResult(member.member_id, member.member_epoch, self.settings.heartbeat_interval_ms,
                                member.assigned if hb.is_full or changed else None)
+
+    def update(self, old: ConsumerMember | None, member: ConsumerMember, reported: frozenset[TopicPartition] | None,
+               now: float) -> ConsumerMember:
+        """Put a new or changed member in (a new group epoch if it joined or changed its
+        subscription, or a subscribed topic appeared or grew) and reconcile it toward its target."""
+        self._put(member)
+        resubscribed = old is None or (old.subscribed_topic_names, old.subscribed_topic_regex) != (
+            member.subscribed_topic_names, member.subscribed_topic_regex)
+        if resubscribed or self.layout() != self.subscription_metadata:
+            self._bump()
+        member = self._reconcile(self.members[member.member_id], reported, now)
+        self.members[member.member_id] = member
+        return member
+
+    def has_free_target(self, member: ConsumerMember) -> bool:
+        """Whether a partition of the member's target that it lacks is now free to take."""
+        others = self._owned_by_others(member.member_id)
+        return any(tp not in others for tp in self.target.get(member.member_id, NO_PARTITIONS) - member.assigned)
+
+    def _owned_by_others(self, member_id: str) -> set[TopicPartition]:
+        return set().union(*(m.owns() for m in self.members.values() if m.member_id != member_id))
 
     def _validate(self, hb: Heartbeat) -> None:
         if not hb.member_id:
@@ -261,7 +276,7 @@ class ConsumerGroup:
         self._bump()
 
     # -- epochs and the target assignment --------------------------------------------------------
-    def _layout(self) -> dict[str, int]:
+    def layout(self) -> dict[str, int]:
         topics = self.topics()
         subscribed = set().union(*(m.subscribed(topics) for m in self.members.values()))
         return {t: topics[t] for t in sorted(subscribed)}
@@ -269,7 +284,7 @@ class ConsumerGroup:
     def _bump(self) -> None:
         """Membership or subscriptions changed: a new group epoch and a new target assignment."""
         self.group_epoch += 1
-        self.subscription_metadata = self._layout()
+        self.subscription_metadata = self.layout()
         self._assign()
         if self.on_epoch is not None:
             self.on_epoch(self)
@@ -286,7 +301,7 @@ class ConsumerGroup:
 
     def _reconcile(self, member: ConsumerMember, reported: frozenset[TopicPartition] | None,
                    now: float) -> ConsumerMember:
-        others = set().union(*(m.owns() for m in self.members.values() if m.member_id != member.member_id))
+        others = self._owned_by_others(member.member_id)
         updated = reconcile(member, self.assignment_epoch, self.target.get(member.member_id, NO_PARTITIONS),
                             others.__contains__, reported)
         if updated.state is MemberState.UNREVOKED_PARTITIONS:
@@ -319,6 +334,11 @@ class ConsumerGroup:
         if member_epoch < 0 and not self.members:
             return
         member = self._known(member_id)
+        if member.classic is not None and not transactional:  # its generation is its member epoch
+            if member_epoch != member.member_epoch:
+                raise KafkaError(ErrorCode.illegal_generation,
+                                 f"Generation {member_epoch} is stale; the member is at {member.member_epoch}.")
+            return
         if api_version < 9 and not transactional:
             raise KafkaError(ErrorCode.unsupported_version,
                              "OffsetCommit version 9 or above must be used by members of a consumer-protocol group.")
@@ -329,7 +349,7 @@ class ConsumerGroup:
 
     def check_fetch(self, member_id: str | None, member_epoch: int) -> None:
         """OffsetFetch v9 names the member; without a member id (tools) anyone may read."""
-        if member_id is None and member_epoch < 0:
+        if not member_id and member_epoch < 0:
             return
         member = self._known(member_id or "")
         if member_epoch != member.member_epoch:

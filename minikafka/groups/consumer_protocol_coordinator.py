@@ -1,14 +1,12 @@
 """The consumer-protocol groups (KIP-848) of one group coordinator, beside its classic groups.
 
 Group ids are one namespace: a group is either classic (JoinGroup/SyncGroup) or
-consumer (ConsumerGroupHeartbeat). As in Kafka with ``group.consumer.migration.policy``
-set to ``disabled`` (minikafka has no mixed groups):
-
-* a ConsumerGroupHeartbeat to a classic group that has members is refused with
-  GROUP_ID_NOT_FOUND ("not a consumer group"); an empty classic group (only committed
-  offsets) becomes a consumer group and keeps its offsets;
-* a JoinGroup to a consumer group with members is refused with INCONSISTENT_GROUP_PROTOCOL
-  (``GroupCoordinator.join``); an empty one becomes classic again.
+consumer (ConsumerGroupHeartbeat). An empty group of either kind becomes the other kind
+when a member of the other protocol arrives, keeping its offsets. A group with members
+may hold both kinds (``migration``, under ``group.consumer.migration.policy``): a
+ConsumerGroupHeartbeat upgrades a classic group (``ConsumerGroups.upgrade``), a JoinGroup
+joins a consumer group as a classic member (``consumer_protocol_classic``), and the
+group turns classic again when only classic members remain.
 
 Committed offsets stay where the classic coordinator keeps them (``__consumer_offsets``,
 in the group's ``Group`` object); this module checks who may commit. What is persisted of
@@ -28,9 +26,11 @@ from ..errors import ErrorCode, KafkaError
 from .consumer_protocol_assignors import assignor_names
 from .consumer_protocol import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
 from .consumer_protocol_states import JOIN_EPOCH
+from . import migration
 
 if TYPE_CHECKING:
     from ..config import BrokerConfig
+    from .group import Group
 
 METADATA_KEY_VERSION, METADATA_VALUE_VERSION = 3, 0
 Persist = Callable[[str, bytes, bytes | None], None]  # group id, key, value (None: a tombstone)
@@ -69,19 +69,29 @@ class ConsumerGroups:
         group = self.groups.get(group_id)
         return group is not None and not group.is_empty
 
-    def heartbeat(self, group_id: str, hb: Heartbeat, now: float, classic_members: int) -> HeartbeatResult:
+    def heartbeat(self, group_id: str, hb: Heartbeat, now: float) -> HeartbeatResult:
         if not group_id:
             raise KafkaError(ErrorCode.invalid_request, "GroupId can't be empty.")
         group = self.groups.get(group_id)
         if group is None:
-            if classic_members:
-                raise KafkaError(ErrorCode.group_id_not_found,
-                                 f"Group {group_id} is not a consumer group: it is a classic group with "
-                                 f"{classic_members} member(s) (JoinGroup/SyncGroup).")
             if hb.member_epoch != JOIN_EPOCH:
                 raise KafkaError(ErrorCode.group_id_not_found, f"Consumer group {group_id} not found.")
             group = self._create(group_id)
         return group.heartbeat(hb, now)
+
+    def upgrade(self, classic: Group, hb: Heartbeat, now: float) -> HeartbeatResult:
+        """A ConsumerGroupHeartbeat to a classic group with members: the group becomes a consumer
+        group holding them (``migration.upgrade``), once the newcomer's heartbeat is valid."""
+        if not classic.group_id:
+            raise KafkaError(ErrorCode.invalid_request, "GroupId can't be empty.")
+        group = ConsumerGroup(classic.group_id, self.settings, self.topics)
+        migration.upgrade(classic, group)
+        result = group.heartbeat(hb, now)  # a refused heartbeat leaves the classic group as it was
+        group.on_epoch = self._persist_epoch
+        self.groups[group.group_id] = group
+        self._persist_epoch(group)
+        classic.release_members()
+        return result
 
     def _create(self, group_id: str, epoch: int = 0) -> ConsumerGroup:
         group = ConsumerGroup(group_id, self.settings, self.topics)

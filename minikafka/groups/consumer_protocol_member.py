@@ -34,6 +34,20 @@ NO_PARTITIONS: frozenset[TopicPartition] = frozenset()
 
 
 @dataclass(frozen=True)
+class ClassicMembership:
+    """A member of a consumer group that speaks the classic protocol (JoinGroup, SyncGroup,
+    Heartbeat; KIP-848's online migration): its session timeout and the assignment
+    strategies its JoinGroup offered, with their metadata, first choice first."""
+
+    session_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...]
+
+    @property
+    def protocol_name(self) -> str:
+        return self.protocols[0][0]
+
+
+@dataclass(frozen=True)
 class ConsumerMember:
     member_id: str
     instance_id: str | None = None
@@ -51,6 +65,7 @@ class ConsumerMember:
     pending_revocation: frozenset[TopicPartition] = NO_PARTITIONS
     session_deadline: float = field(default=0.0, compare=False)
     rebalance_deadline: float | None = field(default=None, compare=False)
+    classic: ClassicMembership | None = None  # set for a member using the classic protocol
 
     def owns(self) -> frozenset[TopicPartition]:
         """What the coordinator counts as this member's: assigned and not yet revoked."""

@@ -28,7 +28,8 @@ import logging
 import time
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from . import offsets, replay
+from . import consumer_protocol_classic as classic_members
+from . import migration, offsets, replay
 from .consumer_protocol import ConsumerGroup, Heartbeat, HeartbeatResult
 from .consumer_protocol_coordinator import ConsumerGroups, settings_from
 from .group import Group, GroupSettings
@@ -65,6 +66,7 @@ class GroupCoordinator:
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
         self._wake_at = float("-inf")  # when the timer task plans to wake (it is awake before the first sleep)
         self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist)
+        self.policy = migration.MigrationPolicy(config["group.consumer.migration.policy"])
 
     def load_led_partitions(self) -> None:
         """At start-up: replay the __consumer_offsets partitions this broker leads."""
@@ -110,9 +112,12 @@ class GroupCoordinator:
         self._owned(group_id)
         if not group_id:
             raise KafkaError(ErrorCode.invalid_group_id, "A group id cannot be empty.")
-        if self.consumer_groups.active(group_id):
-            raise KafkaError(ErrorCode.inconsistent_group_protocol,
-                             f"Group {group_id!r} uses the consumer protocol (KIP-848); a JoinGroup cannot join it.")
+        consumer = self._consumer_with_members(group_id)
+        if consumer is not None:  # a classic member joins a consumer group (KIP-848's online migration)
+            self._group(group_id).check_join(req)
+            result = classic_members.join(consumer, req, self.clock())
+            self._ring()
+            return result
         self.consumer_groups.drop(group_id)
         fut = self._group(group_id).join(req, self.clock())
         self._ring()  # deadlines changed
@@ -121,29 +126,56 @@ class GroupCoordinator:
     async def sync(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
                    assignments: dict[str, bytes], protocol_type: str | None = None,
                    protocol_name: str | None = None) -> SyncResult:
+        consumer = self._consumer_with_members(group_id)
+        if consumer is not None:
+            return classic_members.sync(consumer, member_id, instance_id, generation_id, self.clock(), protocol_type,
+                                        protocol_name)
         group = self._existing(group_id)
         fut = group.sync(member_id, instance_id, generation_id, assignments, self.clock(), protocol_type, protocol_name)
         self._ring()
         return await fut
 
     def heartbeat(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None:
+        consumer = self._consumer_with_members(group_id)
+        if consumer is not None:
+            classic_members.heartbeat(consumer, member_id, instance_id, generation_id, self.clock())
+            return
         self._existing(group_id).heartbeat(member_id, instance_id, generation_id, self.clock())
 
     def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> list[ErrorCode]:
         """LeaveGroup: one error code per leaving member."""
         self._owned(group_id)
+        consumer = self._consumer_with_members(group_id)
         group = self.groups.get(group_id)
         if group is None:
             return [ErrorCode.unknown_member_id] * len(members)
         out = []
         for member_id, instance_id in members:
             try:
-                group.leave(member_id, instance_id, self.clock())
+                if consumer is not None:
+                    classic_members.leave(consumer, member_id, instance_id)
+                else:
+                    group.leave(member_id, instance_id, self.clock())
                 out.append(ErrorCode.none)
             except KafkaError as e:
                 out.append(e.code)
+        self._maybe_downgrade(group_id)
         self._ring()
         return out
+
+    def _consumer_with_members(self, group_id: str) -> ConsumerGroup | None:
+        """The consumer group of this id, if it has members: it answers classic members too."""
+        self._owned(group_id)
+        consumer = self.consumer_groups.get(group_id)
+        return consumer if consumer is not None and not consumer.is_empty else None
+
+    def _maybe_downgrade(self, group_id: str) -> None:
+        """Only classic members left in a consumer group: it becomes classic, if the policy allows."""
+        consumer = self.consumer_groups.get(group_id)
+        if consumer is not None and migration.downgrade_due(self.policy, consumer):
+            log.info("group %r: downgraded to a classic group (%d members)", group_id, len(consumer.members))
+            migration.downgrade(consumer, self._group(group_id), self.clock())
+            self.consumer_groups.drop(group_id)
 
     def _existing(self, group_id: str) -> Group:
         self._owned(group_id)
@@ -284,7 +316,15 @@ class GroupCoordinator:
         """ConsumerGroupHeartbeat (see ``consumer_protocol``)."""
         self._owned(group_id)
         classic = self.groups.get(group_id)
-        result = self.consumer_groups.heartbeat(group_id, hb, self.clock(), len(classic.members) if classic else 0)
+        if classic is not None and classic.members and group_id not in self.consumer_groups.groups:
+            refusal = migration.upgrade_refusal(self.policy, classic)
+            if refusal is not None:
+                raise KafkaError(ErrorCode.group_id_not_found, refusal)
+            result = self.consumer_groups.upgrade(classic, hb, self.clock())
+            log.info("group %r: upgraded to a consumer group", group_id)
+        else:
+            result = self.consumer_groups.heartbeat(group_id, hb, self.clock())
+        self._maybe_downgrade(group_id)
         group = self.consumer_groups.groups.get(group_id)
         self._ring(group.next_deadline() if group is not None else None)  # session and rebalance deadlines moved
         return result
@@ -411,6 +451,8 @@ class GroupCoordinator:
         for group in list(self.groups.values()):
             group.tick(now)
         self.consumer_groups.tick(now)
+        for group_id in list(self.consumer_groups.groups):
+            self._maybe_downgrade(group_id)
 
     def next_deadline(self) -> float | None:
         deadlines = [g.next_deadline() for g in self.groups.values()] + [self.consumer_groups.next_deadline()]

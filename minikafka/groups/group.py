@@ -92,7 +92,7 @@ class Group:
     # -- JoinGroup --------------------------------------------------------------------
     def join(self, req: JoinRequest, now: float) -> asyncio.Future:
         """Answer a JoinGroup; the future resolves when the rebalance completes."""
-        self._check_join(req)
+        self.check_join(req)
         if req.member_id:
             return self._join_known(req, now)
         if req.group_instance_id and req.group_instance_id in self.static:
@@ -103,7 +103,7 @@ class Group:
             raise MemberIdRequired(member_id)
         return self._add_member(member_id, req, now)
 
-    def _check_join(self, req: JoinRequest) -> None:
+    def check_join(self, req: JoinRequest) -> None:
         s = self.settings
         if not s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             raise KafkaError(ErrorCode.invalid_session_timeout,
@@ -375,6 +375,23 @@ class Group:
         if self.state is COMPLETING and self.sync_deadline is not None:
             times.append(self.sync_deadline)
         return min(times, default=None)
+
+    # -- online migration (KIP-848): members leave for a consumer group, or come back from one ---
+    def release_members(self) -> None:
+        """Upgrade: the members now belong to a consumer group; their pending JoinGroup and
+        SyncGroup are answered REBALANCE_IN_PROGRESS and this side keeps only the offsets."""
+        self.fail_all(ErrorCode.rebalance_in_progress)
+        self.members, self.static, self.pending, self.leader_id = {}, {}, {}, None
+        self.state = EMPTY
+
+    def adopt(self, members: list[Member], generation_id: int, now: float) -> None:
+        """Downgrade: a consumer group's classic members become this group's, in a Stable
+        generation that at once starts a rebalance, so their leader assigns again."""
+        self.members = {m.member_id: m for m in members}
+        self.static = {m.group_instance_id: m.member_id for m in members if m.group_instance_id}
+        self.generation_id, self.protocol_type, self.state = generation_id, "consumer", STABLE
+        self.protocol_name, self.leader_id = self._select_protocol(), members[0].member_id
+        self._prepare_rebalance("leave", now)
 
     # -- what DescribeGroups and OffsetDelete need -------------------------------------------
     def subscribed_topics(self) -> set[str]:

@@ -22,7 +22,7 @@ from ._authorize import NOT_REQUESTED, requested_group_operations
 from ._groups import coordinator
 from .context import RequestContext, Response
 
-CONSUMER_MEMBER = 1  # MemberType (v1): 0 classic, 1 consumer
+CLASSIC_MEMBER, CONSUMER_MEMBER = 0, 1  # MemberType (v1): a classic member joined with JoinGroup (KIP-848 migration)
 
 
 def _assignment(ctx: RequestContext, partitions: Iterable[tuple[str, int]]) -> Any:
@@ -41,7 +41,7 @@ def _member(ctx: RequestContext, group: ConsumerGroup, m: ConsumerMember) -> Any
                     subscribed_topic_names=m.subscribed_topic_names, subscribed_topic_regex=m.subscribed_topic_regex,
                     assignment=_assignment(ctx, m.assigned),
                     target_assignment=_assignment(ctx, group.target.get(m.member_id, ())),
-                    member_type=CONSUMER_MEMBER)
+                    member_type=CONSUMER_MEMBER if m.classic is None else CLASSIC_MEMBER)
 
 
 def _described(ctx: RequestContext, group_id: str, operations: int) -> Any:

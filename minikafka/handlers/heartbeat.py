@@ -3,7 +3,9 @@
 A member that sends none for ``session.timeout.ms`` is removed and the group
 rebalances. While a rebalance is under way the answer is REBALANCE_IN_PROGRESS: that
 is how the other members learn they must rejoin. A stale generation gets
-ILLEGAL_GENERATION, a replaced static member FENCED_INSTANCE_ID (KIP-345).
+ILLEGAL_GENERATION, a replaced static member FENCED_INSTANCE_ID (KIP-345). A classic
+member of a consumer group (KIP-848's online migration) is told REBALANCE_IN_PROGRESS when
+it must rejoin to reach its new target assignment.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ metadata, for the client-side assignor; followers get an empty member list. From
 a first join with an empty member id is answered MEMBER_ID_REQUIRED with a fresh id
 to join again with (KIP-394). v0 has no rebalance timeout: the session timeout
 serves as both, as in Kafka. The id of a share group is INCONSISTENT_GROUP_PROTOCOL.
+A JoinGroup to a consumer group with members (KIP-848's online migration) joins it as a
+classic member and is answered at once, with no leader: the broker's assignor decides
+(``groups.consumer_protocol_classic``).
 """
 
 from __future__ import annotations

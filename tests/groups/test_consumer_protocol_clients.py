@@ -19,7 +19,7 @@ from confluent_kafka.admin import AdminClient
 
 from minikafka.errors import ErrorCode
 from minikafka.protocol import codec
-from tests.groups.helpers import ConfluentMember, KafkaPythonMember, committed, produce, wait_until
+from tests.groups.helpers import ConfluentMember, committed, produce, wait_until
 from tests.rawclient import RawClient
 
 pytestmark = pytest.mark.timeout(60)
@@ -103,9 +103,6 @@ def test_classic_and_consumer_groups_side_by_side(fast, topic_name):
     assert listed["new-protocol"] == ConsumerGroupType.CONSUMER and listed["old-protocol"] == ConsumerGroupType.CLASSIC
     classic = admin.describe_consumer_groups(["old-protocol"])["old-protocol"].result(15)
     assert classic.type == ConsumerGroupType.CLASSIC and len(classic.members) == 1
-    intruder = KafkaPythonMember(fast.bootstrap_servers, "new-protocol", [topic_name])
-    wait_until(lambda: intruder.errors or not intruder.is_alive(), 20, "the classic member's failure")
-    assert "InconsistentGroupProtocol" in type(intruder.errors[0]).__name__
     new.stop()
     old.stop()
 

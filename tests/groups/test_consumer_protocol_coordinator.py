@@ -1,6 +1,7 @@
 """Classic and consumer-protocol (KIP-848) groups side by side in one coordinator, on an in-memory
-``__consumer_offsets``: one namespace of group ids, commits checked by member epoch, the
-group epoch record written and replayed, ListGroups with group types."""
+``__consumer_offsets``: one namespace of group ids, online migration between the two protocols,
+commits checked by member epoch, the group epoch record written and replayed, ListGroups with
+group types."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from minikafka.errors import ErrorCode, KafkaError
 from minikafka.groups.consumer_protocol import Heartbeat
 from minikafka.groups.consumer_protocol_coordinator import metadata_key, metadata_value, parse_metadata
 from minikafka.groups.coordinator import GroupCoordinator
+from minikafka.groups.embedded_protocol import encode_assignment, parse_assignment
+from minikafka.groups.states import PREPARING
 from minikafka.groups.offsets import CommittedOffset
 from minikafka.groups.offsets_topic import MemoryOffsetsTopic
 from tests.groups.test_offsets_persist import join_request, stable_member
@@ -47,16 +50,42 @@ def test_the_group_epoch_record_uses_kafkas_layout():
     assert parse_metadata(metadata_key("g"), None) == ("g", None)
 
 
-def test_a_join_group_to_a_consumer_group_is_an_inconsistent_protocol_and_vice_versa():
+def test_a_classic_member_joins_a_consumer_group_and_the_last_consumer_member_leaving_downgrades_it():
     async def scenario():
         c = coordinator(memory_topic())
-        join(c, "new", "a")
-        with pytest.raises(KafkaError) as e:
-            await c.join("new", join_request())
-        assert e.value.code == ErrorCode.inconsistent_group_protocol
-        await stable_member(c, "old")
-        assert code_of(lambda: join(c, "old", "a")) == ErrorCode.group_id_not_found
+        join(c, "g", "a")
+        joined = await c.join("g", join_request())
+        assert (joined.leader_id, joined.members, joined.protocol_name) == ("", (), "range"), "no leader: no assignor"
+        assert joined.generation_id == c.consumer_groups.get("g").group_epoch == 2
+        synced = await c.sync("g", joined.member_id, None, joined.generation_id, {})
+        assert parse_assignment(synced.assignment) == c.consumer_groups.get("g").members[joined.member_id].assigned
+        assert code_of(lambda: c.heartbeat("g", joined.member_id, None, 1)) == ErrorCode.illegal_generation
+        c.consumer_heartbeat("g", Heartbeat("a", -1))
+        assert c.consumer_groups.get("g") is None and c.groups["g"].state is PREPARING
+        assert code_of(lambda: c.heartbeat("g", joined.member_id, None, 2)) == ErrorCode.rebalance_in_progress
+        again = await c.join("g", join_request(joined.member_id))
+        assert again.leader_id == joined.member_id and again.generation_id == 4, "epoch 3 (a leave), then a rebalance"
     asyncio.run(scenario())
+
+
+def test_a_consumer_heartbeat_upgrades_a_classic_group_with_members_unless_the_policy_forbids_it():
+    async def scenario(policy: str) -> GroupCoordinator:
+        c = GroupCoordinator(1, BrokerConfig({"group.initial.rebalance.delay.ms": 0,
+                                              "group.consumer.migration.policy": policy}), memory_topic(),
+                             clock=lambda: 0.0)
+        joined = await c.join("g", join_request())
+        await c.sync("g", joined.member_id, None, 1, {joined.member_id: encode_assignment([("t", 0), ("t", 1)])})
+        if policy == "disabled":
+            assert code_of(lambda: join(c, "g", "a")) == ErrorCode.group_id_not_found
+            return c
+        assert join(c, "g", "a").member_epoch == 2, "the classic generation 1 is the consumer group's first epoch"
+        group = c.consumer_groups.get("g")
+        assert group.members[joined.member_id].classic is not None and not c.groups["g"].members
+        assert code_of(lambda: c.heartbeat("g", joined.member_id, None, 1)) == ErrorCode.rebalance_in_progress
+        return c
+    assert [m.classic is None for m in asyncio.run(scenario("upgrade")).consumer_groups.get("g").members.values()
+            ] == [False, True]
+    assert asyncio.run(scenario("disabled")).consumer_groups.get("g") is None
 
 
 def test_an_empty_group_changes_protocol_and_keeps_its_offsets():

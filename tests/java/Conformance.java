@@ -33,6 +33,7 @@ public class Conformance {
                 case "fencing": result = fencing(); break;
                 case "transactions-v2": result = transactionsV2(); break;
                 case "share": result = share(); break;
+                case "join-classic-group": result = joinClassicGroup(); break;
                 default: throw new IllegalArgumentException("no scenario " + args[0]);
             }
         } catch (Throwable e) {
@@ -100,6 +101,24 @@ public class Conformance {
             for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) out.add(r);
         }
         return out;
+    }
+
+    // Online migration (KIP-848): a consumer-protocol member joins the group "java-migration", which a
+    // classic consumer (started by the Python test) holds with all four partitions of "java-migration".
+    // The group is upgraded to a consumer group, and the two members share the partitions.
+    static String joinClassicGroup() throws Exception {
+        String name = "java-migration";
+        try (Admin admin = Admin.create(props());
+             KafkaConsumer<String, String> c = consumer(name, "group.protocol", "consumer")) {
+            c.subscribe(List.of(name));
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (c.assignment().size() != 2 && System.currentTimeMillis() < deadline) c.poll(Duration.ofMillis(200));
+            check(c.assignment().size() == 2, "the Java member owns " + c.assignment() + ", not two of four");
+            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(name)).describedGroups().get(name).get();
+            check(d.type() == GroupType.CONSUMER, "the group is " + d.type() + ", not upgraded");
+            check(d.members().size() == 2, "the group has " + d.members().size() + " members");
+            return "joined the classic group: a " + d.type() + " group of 2, owning " + c.assignment().size() + " of 4";
+        }
     }
 
     // acks=all idempotent keyed writes, read back by a group of the given protocol, committed, and

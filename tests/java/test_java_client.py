@@ -1,5 +1,6 @@
 """The official Java client (kafka-clients 4.3.0) against minikafka: producer, consumer with both
-group protocols, admin client, transactions, fencing and a share consumer, each a scenario of
+group protocols (and one joining a classic Python consumer's group, KIP-848's online migration),
+admin client, transactions, fencing and a share consumer, each a scenario of
 tests/java/Conformance.java run in its own JVM. Skipped, with one sentence, where Java or the
 jars (``python -m tests.java.jars``, run by ``./course test``) are missing."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.groups.helpers import KafkaPythonMember, wait_until
 from tests.java.jars import CACHE, jars
 
 SOURCE = Path(__file__).with_name("Conformance.java")
@@ -77,3 +79,21 @@ def test_transaction_protocol_v2_bumps_the_epoch_at_each_transaction_end(classpa
     else:
         assert set(data) == {first} and markers == [first] * 4
         assert adds > 0
+
+
+@pytest.mark.timeout(180)
+def test_a_java_consumer_protocol_member_upgrades_a_classic_python_group(classpath, make_cluster):
+    """KIP-848's online migration: Java's consumer (group.protocol=consumer) joins a group that a
+    kafka-python consumer (classic) holds; the group is upgraded, they share the partitions, and
+    when the Java member leaves the group is classic again with everything back to kafka-python."""
+    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0,
+                                              "group.consumer.heartbeat.interval.ms": 500})
+    cluster.create_topic("java-migration", partitions=4)
+    old = KafkaPythonMember(cluster.bootstrap_servers, "java-migration", ["java-migration"])
+    wait_until(lambda: len(old.assignment()) == 4, 30, "the classic member: every partition")
+    run_scenario(classpath, cluster, "join-classic-group")
+    wait_until(lambda: len(old.assignment()) == 4, 30, "the classic member takes every partition back")
+    groups = cluster.broker().groups
+    assert cluster.call(lambda: groups.consumer_groups.get("java-migration")) is None, "downgraded"
+    old.stop()
+    assert not old.errors
