@@ -1,5 +1,6 @@
 """What a controller answers besides Raft: ApiVersions, DescribeQuorum, BrokerRegistration and
-BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-631's broker lifecycle).
+BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-631's broker lifecycle), and FetchSnapshot
+(KIP-630), which finds no snapshot yet.
 
 DescribeQuorum tells what this controller knows: the leader answers with every voter's and
 observer's log end offset and the times of their last fetch and last catch-up (KIP-836); a
@@ -19,7 +20,7 @@ from .leader import ReplicaProgress
 from .raft import RaftNode
 from .wire import BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, FETCH, METADATA_TOPIC, VOTE
 
-API_VERSIONS, DESCRIBE_QUORUM, BROKER_REGISTRATION, BROKER_HEARTBEAT = 18, 55, 62, 63
+API_VERSIONS, DESCRIBE_QUORUM, FETCH_SNAPSHOT, BROKER_REGISTRATION, BROKER_HEARTBEAT = 18, 55, 59, 62, 63
 # api key -> (lowest, highest version) this controller answers
 SUPPORTED: dict[int, tuple[int, int]] = {
     FETCH: (13, 17),
@@ -28,6 +29,7 @@ SUPPORTED: dict[int, tuple[int, int]] = {
     BEGIN_QUORUM_EPOCH: (0, 0),
     END_QUORUM_EPOCH: (0, 0),
     DESCRIBE_QUORUM: (0, 2),
+    FETCH_SNAPSHOT: (0, 1),
     BROKER_REGISTRATION: (0, 4),
     BROKER_HEARTBEAT: (0, 1),
 }
@@ -116,6 +118,44 @@ def listeners_of(request: Any) -> list[dict]:
         {"name": item.name, "host": item.host, "port": item.port, "securityProtocol": item.security_protocol}
         for item in request.listeners
     ]
+
+
+def fetch_snapshot(version: int, request: Any, node: RaftNode) -> Any:
+    """FetchSnapshot (KIP-630). This controller writes no snapshots yet (its log starts at offset 0
+    and no Fetch answer points at one), so the leader answers SNAPSHOT_NOT_FOUND for the snapshot
+    asked; a stale epoch gets FENCED_LEADER_EPOCH, a follower NOT_LEADER_OR_FOLLOWER."""
+    module, cls = codec.response_module(FETCH_SNAPSHOT, version), codec.response_class(FETCH_SNAPSHOT, version)
+    topics = []
+    for topic in request.topics:
+        partitions = []
+        for p in topic.partitions:
+            if topic.name != METADATA_TOPIC or p.partition != 0:
+                code = ErrorCode.unknown_topic_or_partition
+            elif p.current_leader_epoch < node.epoch:
+                code = ErrorCode.fenced_leader_epoch
+            elif node.leader_state is None or p.current_leader_epoch > node.epoch:
+                code = ErrorCode.not_leader_or_follower
+            else:
+                code = ErrorCode.snapshot_not_found
+            partitions.append(
+                codec.entity(
+                    module,
+                    "PartitionSnapshot",
+                    index=p.partition,
+                    error_code=code,
+                    snapshot_id=codec.entity(
+                        module, "SnapshotId", end_offset=p.snapshot_id.end_offset, epoch=p.snapshot_id.epoch
+                    ),
+                    current_leader=codec.entity(
+                        module, "LeaderIdAndEpoch", leader_id=node.leader_id, leader_epoch=node.epoch
+                    ),
+                    size=0,
+                    position=0,
+                    unaligned_records=b"",
+                )
+            )
+        topics.append(codec.entity(module, "TopicSnapshot", name=topic.name, partitions=tuple(partitions)))
+    return codec.downgrade(cls, error_code=ErrorCode.none, topics=tuple(topics))
 
 
 def broker_registration(version: int, error: ErrorCode, broker_epoch: int) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import sys
 from pathlib import Path
 
 from .config import BadVoters, QuorumConfig, parse_voters
@@ -65,7 +66,7 @@ def main(argv: list[str]) -> int:
     try:
         settings = settings_from(args)
     except (BadVoters, ValueError) as e:
-        print(f"minikafka controller: {e}")
+        print(f"minikafka controller: {e}", file=sys.stderr)
         return 2
     asyncio.run(ControllerProcess(settings).run())
     return 0

@@ -161,6 +161,10 @@ class ControllerProcess:
             if not answers.valid_describe(request):
                 return codec.error_answer(codec.response_class(api_key, version), ErrorCode.invalid_request)
             return answers.describe_quorum(version, self.node, self.settings.voters)
+        if api_key == answers.FETCH_SNAPSHOT:
+            if request.cluster_id not in (None, self.settings.cluster_id):
+                return codec.error_answer(codec.response_class(api_key, version), ErrorCode.inconsistent_cluster_id)
+            return answers.fetch_snapshot(version, request, self.node)
         if api_key == answers.BROKER_REGISTRATION:
             return await self._register(version, request)
         answer = self.controller.heartbeat(
