@@ -56,7 +56,7 @@ class ControllerProcess:
     def __init__(self, settings: ControllerSettings):
         self.settings = s = settings
         self.log = MetadataLog(s.log_dir)
-        store = QuorumStateStore(Path(s.log_dir) / PARTITION_DIR)
+        store = QuorumStateStore(Path(s.log_dir) / PARTITION_DIR, tuple(sorted(s.voters)))
         self.node = RaftNode(s.node_id, set(s.voters), self.log, store, s.quorum, now_ms())
         self.controller = QuorumController(self.node, s.session_timeout_ms)
         self.listener = Listener(self.handle_frame, s.host, s.port, idle_ms=-1)

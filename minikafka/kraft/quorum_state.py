@@ -32,8 +32,9 @@ class ElectionState:
 class QuorumStateStore:
     """Reads and writes one controller's ``quorum-state`` file (None: kept in memory only)."""
 
-    def __init__(self, directory: str | Path | None):
+    def __init__(self, directory: str | Path | None, voters: tuple[int, ...] = ()):
         self.path = Path(directory) / FILE_NAME if directory is not None else None
+        self.voters = voters
         self._state = ElectionState()
 
     def read(self) -> ElectionState:
@@ -55,7 +56,7 @@ class QuorumStateStore:
             "leaderEpoch": state.epoch,
             "votedId": state.voted_id,
             "appliedOffset": 0,
-            "currentVoters": [],
+            "currentVoters": [{"voterId": v} for v in self.voters],
             "data_version": DATA_VERSION,
         }
         tmp = self.path.with_suffix(".tmp")

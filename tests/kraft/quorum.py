@@ -55,6 +55,7 @@ class Quorum:
         self.ports = dict(zip(range(1, size + 1), free_ports(size)))
         self.voters = ",".join(f"{n}@127.0.0.1:{p}" for n, p in self.ports.items())
         self.procs: dict[int, subprocess.Popen] = {}
+        self.outputs: list = []  # each process's output file, closed at stop
 
     def log_dir(self, node: int) -> Path:
         return self.root / f"controller-{node}"
@@ -62,6 +63,7 @@ class Quorum:
     def start(self, node: int | None = None) -> Quorum:
         for n in [node] if node is not None else list(self.ports):
             out = open(self.root / f"controller-{n}.out", "ab")  # noqa: SIM115 - the process keeps it
+            self.outputs.append(out)
             self.procs[n] = subprocess.Popen(
                 [
                     sys.executable,
@@ -108,6 +110,8 @@ class Quorum:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        for out in self.outputs:
+            out.close()
 
     def alive(self) -> list[int]:
         return [n for n, p in self.procs.items() if p.poll() is None]

@@ -101,6 +101,7 @@ def test_a_restarted_controller_keeps_its_epoch_and_vote_and_rejoins(quorum):
     quorum.terminate(follower)
     state = json.loads((quorum.log_dir(follower) / "__cluster_metadata-0" / "quorum-state").read_text())
     assert (state["leaderId"], state["leaderEpoch"]) == (leader, epoch)
+    assert state["currentVoters"] == [{"voterId": 1}, {"voterId": 2}, {"voterId": 3}]
     quorum.start(follower)
     wait_until("the restarted controller rejoins", lambda: quorum.leader() == (leader, epoch))
     wait_until("it catches up", lambda: quorum.caught_up(leader))
