@@ -141,3 +141,15 @@ def test_no_two_leaders_in_one_epoch_and_no_committed_record_lost_in_any_message
     sim = Sim(size=size, seed=seed)
     chaos(sim, 2000, drop, restart, random.Random(seed))
     assert sim.leaders, "no leader was ever elected: the run tested nothing"
+
+
+def test_a_new_leader_counts_nothing_committed_until_its_own_first_record_is_on_a_majority():
+    """Raft's rule (KIP-595 keeps it): records of an older epoch commit only with the new leader's own."""
+    from minikafka.kraft.leader import LeaderState
+
+    leader = LeaderState(1, epoch=3, voters={1, 2, 3}, epoch_start_offset=5, now=0)
+    leader.update_local(6, 0)  # offsets 0-4 from older epochs, 5 is the new LeaderChangeMessage
+    leader.update_replica(2, 5, 6, 0)  # voter 2 has the old records, not the new one
+    assert not leader.advance_high_watermark() and leader.high_watermark == -1
+    leader.update_replica(2, 6, 6, 0)
+    assert leader.advance_high_watermark() and leader.high_watermark == 6
