@@ -7,7 +7,7 @@ Fetch); KIP-630 adds snapshots, KIP-853 a voter set that can change. This packag
 
 - ``config``: the ``controller.quorum.*`` settings, by Kafka's names;
 - ``messages``: the Raft requests and answers as plain objects;
-- ``metadata_log`` and ``quorum_state``: what a controller keeps on disk;
+- ``metadata_log``, ``snapshots`` and ``quorum_state``: what a controller keeps on disk;
 - ``leader`` and ``raft``: the Raft core, sans I/O (driven by messages and a clock);
 - ``records`` and ``brokers``: the metadata records and the broker registrations they make;
 - ``wire``: those messages to and from Kafka's wire format (kio);

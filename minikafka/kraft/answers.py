@@ -1,6 +1,5 @@
 """What a controller answers besides Raft: ApiVersions, DescribeQuorum, BrokerRegistration and
-BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-631's broker lifecycle), and FetchSnapshot
-(KIP-630), which finds no snapshot yet.
+BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-631's broker lifecycle).
 
 DescribeQuorum tells what this controller knows: the leader answers with every voter's and
 observer's log end offset and the times of their last fetch and last catch-up (KIP-836); a
@@ -118,44 +117,6 @@ def listeners_of(request: Any) -> list[dict]:
         {"name": item.name, "host": item.host, "port": item.port, "securityProtocol": item.security_protocol}
         for item in request.listeners
     ]
-
-
-def fetch_snapshot(version: int, request: Any, node: RaftNode) -> Any:
-    """FetchSnapshot (KIP-630). This controller writes no snapshots yet (its log starts at offset 0
-    and no Fetch answer points at one), so the leader answers SNAPSHOT_NOT_FOUND for the snapshot
-    asked; a stale epoch gets FENCED_LEADER_EPOCH, a follower NOT_LEADER_OR_FOLLOWER."""
-    module, cls = codec.response_module(FETCH_SNAPSHOT, version), codec.response_class(FETCH_SNAPSHOT, version)
-    topics = []
-    for topic in request.topics:
-        partitions = []
-        for p in topic.partitions:
-            if topic.name != METADATA_TOPIC or p.partition != 0:
-                code = ErrorCode.unknown_topic_or_partition
-            elif p.current_leader_epoch < node.epoch:
-                code = ErrorCode.fenced_leader_epoch
-            elif node.leader_state is None or p.current_leader_epoch > node.epoch:
-                code = ErrorCode.not_leader_or_follower
-            else:
-                code = ErrorCode.snapshot_not_found
-            partitions.append(
-                codec.entity(
-                    module,
-                    "PartitionSnapshot",
-                    index=p.partition,
-                    error_code=code,
-                    snapshot_id=codec.entity(
-                        module, "SnapshotId", end_offset=p.snapshot_id.end_offset, epoch=p.snapshot_id.epoch
-                    ),
-                    current_leader=codec.entity(
-                        module, "LeaderIdAndEpoch", leader_id=node.leader_id, leader_epoch=node.epoch
-                    ),
-                    size=0,
-                    position=0,
-                    unaligned_records=b"",
-                )
-            )
-        topics.append(codec.entity(module, "TopicSnapshot", name=topic.name, partitions=tuple(partitions)))
-    return codec.downgrade(cls, error_code=ErrorCode.none, topics=tuple(topics))
 
 
 def broker_registration(version: int, error: ErrorCode, broker_epoch: int) -> Any:

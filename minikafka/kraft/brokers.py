@@ -12,10 +12,11 @@ as Kafka's BrokerHeartbeatManager does: a new leader starts every broker's clock
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .records import FENCE_BROKER, REGISTER_BROKER, UNFENCE_BROKER, MetadataRecord
+from ..records import Record
+from .records import FENCE_BROKER, REGISTER_BROKER, UNFENCE_BROKER, MetadataRecord, metadata_record
 
 
 @dataclass
@@ -53,6 +54,36 @@ class BrokerRegistry:
             broker = self.brokers.get(data["id"])
             if broker is not None and broker.broker_epoch == data["epoch"]:
                 broker.fenced = record.type == FENCE_BROKER
+
+    def snapshot_records(self, now: int) -> list[Record]:
+        """The records that rebuild this state from nothing (a snapshot's body, KIP-630)."""
+        out = []
+        for b in self.brokers.values():
+            out.append(
+                metadata_record(
+                    REGISTER_BROKER,
+                    now,
+                    brokerId=b.broker_id,
+                    brokerEpoch=b.broker_epoch,
+                    incarnationId=b.incarnation_id,
+                    endPoints=b.listeners,
+                    rack=b.rack,
+                    fenced=True,
+                )
+            )
+            if not b.fenced:
+                out.append(metadata_record(UNFENCE_BROKER, now, id=b.broker_id, epoch=b.broker_epoch))
+        return out
+
+    def load(self, records: list[MetadataRecord], end_offset: int) -> None:
+        """Replace the state with a snapshot's, which covers every offset below ``end_offset``."""
+        self.brokers, self.applied_offset = {}, -1
+        for record in records:
+            self.apply(record)
+        self.applied_offset = end_offset - 1
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [asdict(b) for b in self.brokers.values()]
 
 
 class HeartbeatTracker:

@@ -34,6 +34,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--request-timeout-ms", type=int, default=2000, help="controller.quorum.request.timeout.ms")
     p.add_argument("--broker-session-timeout-ms", type=int, default=9000, help="broker.session.timeout.ms")
+    p.add_argument(
+        "--metadata-log-max-record-bytes-between-snapshots",
+        type=int,
+        default=20 * 1024 * 1024,
+        help="metadata.log.max.record.bytes.between.snapshots: snapshot after this many bytes of records",
+    )
     p.add_argument("--log-level", default="INFO")
     return p.parse_args(argv)
 
@@ -57,6 +63,7 @@ def settings_from(args: argparse.Namespace) -> ControllerSettings:
         args.cluster_id,
         quorum,
         args.broker_session_timeout_ms,
+        args.metadata_log_max_record_bytes_between_snapshots,
     )
 
 

@@ -79,11 +79,41 @@ class FetchResponse:
     diverging_epoch: int = -1  # with diverging_end_offset: truncate to there, then fetch again
     diverging_end_offset: int = -1
     records: bytes = b""
+    snapshot_end_offset: int = -1  # the fetch offset is below the log start: read this snapshot first
+    snapshot_epoch: int = -1
 
     @property
     def diverged(self) -> bool:
         return self.diverging_end_offset >= 0
 
 
-Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
-Response = VoteResponse | EpochAnswer | FetchResponse
+@dataclass(frozen=True)
+class FetchSnapshotRequest:
+    """A follower behind the leader's log start reads the snapshot the leader named (KIP-630)."""
+
+    replica_id: int
+    current_leader_epoch: int
+    end_offset: int
+    epoch: int
+
+
+@dataclass(frozen=True)
+class FetchSnapshotResponse:
+    error: ErrorCode
+    leader_id: int
+    leader_epoch: int
+    end_offset: int = -1
+    epoch: int = -1
+    data: bytes = b""
+
+
+class NotLeader(Exception):
+    """Only the leader appends; ``leader_id`` is who does (-1: unknown)."""
+
+    def __init__(self, leader_id: int):
+        super().__init__(f"this controller is not the quorum leader (leader: {leader_id})")
+        self.leader_id = leader_id
+
+
+Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest | FetchSnapshotRequest
+Response = VoteResponse | EpochAnswer | FetchResponse | FetchSnapshotResponse

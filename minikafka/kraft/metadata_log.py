@@ -8,7 +8,9 @@ before they count: a vote or an acknowledgement must not outlive a crash that lo
 record. Without a directory the log lives in memory (the core's unit tests); ``read_only`` reads a
 running controller's log without touching it.
 
-Snapshots (KIP-630) are not written yet: the log is never cleaned, and starts at offset 0.
+After a snapshot (KIP-630, ``snapshots``) the log may start later: ``restart_at`` drops the
+batches below the snapshot's end offset and renames the segment after its new base offset,
+and the log remembers the snapshot's epoch as the epoch of its start.
 """
 
 from __future__ import annotations
@@ -39,10 +41,17 @@ class MetadataLog:
         self._entries: list[BatchEntry] = []
         self._data = bytearray()
         self._file = None
+        self.start_offset, self.start_epoch = 0, -1
+        self.directory: Path | None = None
         if log_dir is not None:
-            path = Path(log_dir) / PARTITION_DIR
+            path = self.directory = Path(log_dir) / PARTITION_DIR
             path.mkdir(parents=True, exist_ok=True)
-            self.path = path / SEGMENT
+            segments = sorted(path.glob("*.log"))
+            self.path = segments[-1] if segments else path / SEGMENT
+            self.start_offset = int(self.path.stem)
+            if self.start_offset:
+                snapshot = next(iter(sorted(path.glob(f"{self.start_offset:020d}-*.checkpoint"))), None)
+                self.start_epoch = int(snapshot.stem.split("-")[1]) if snapshot else -1
             self._data = bytearray(self.path.read_bytes() if self.path.exists() else b"")
             self._recover()
             if read_only:  # a tool or a test reading a running controller's log: never write it
@@ -75,27 +84,27 @@ class MetadataLog:
     @property
     def end_offset(self) -> int:
         """The log end offset: the offset the next record gets."""
-        return self._entries[-1].last_offset + 1 if self._entries else 0
+        return self._entries[-1].last_offset + 1 if self._entries else self.start_offset
 
     @property
     def last_epoch(self) -> int:
-        """The epoch of the last batch (-1 for an empty log)."""
-        return self._entries[-1].epoch if self._entries else -1
+        """The epoch of the last batch (of the snapshot the log starts at; -1 for an empty log)."""
+        return self._entries[-1].epoch if self._entries else self.start_epoch
 
     def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
         """The largest epoch <= ``epoch`` in the log and the offset where it ends (Kafka's
         ``endOffsetForEpoch``): the start of the next epoch, or the log end offset. (-1, 0)
         when the log has no such epoch."""
-        found = -1, 0
+        found = (self.start_epoch, self.start_offset) if -1 < self.start_epoch <= epoch else (-1, self.start_offset)
         for entry in self._entries:
             if entry.epoch > epoch:
-                return found[0], entry.base_offset if found[0] >= 0 else 0
+                return found[0], entry.base_offset if found[0] >= 0 else self.start_offset
             found = entry.epoch, entry.last_offset + 1
         return found
 
     def read(self, offset: int, max_bytes: int = 1 << 20) -> bytes:
         """The whole batches from ``offset`` on, at least one, at most about ``max_bytes``."""
-        start = next((e for e in self._entries if e.last_offset >= offset), None)
+        start = next((e for e in self._entries if e.last_offset >= offset >= self.start_offset), None)
         if start is None:
             return b""
         end = start.position
@@ -144,6 +153,29 @@ class MetadataLog:
             self._file.write(batch)
             self._file.flush()
             os.fsync(self._file.fileno())
+
+    def restart_at(self, offset: int, epoch: int) -> None:
+        """Start the log at ``offset`` (a snapshot's end offset, of ``epoch``): the batches below it
+        go, the segment is rewritten under its new base offset. Past the log's end: the log is emptied."""
+        keep = [e for e in self._entries if e.base_offset >= offset] if offset <= self.end_offset else []
+        data = b"".join(bytes(self._data[e.position : e.position + e.size]) for e in keep)
+        self._entries, position = [], 0
+        for e in keep:
+            self._entries.append(BatchEntry(e.base_offset, e.last_offset, e.epoch, position, e.size))
+            position += e.size
+        self._data = bytearray(data)
+        self.start_offset, self.start_epoch = offset, epoch
+        if self._file is not None and self.directory is not None:
+            old, self.path = self.path, self.directory / f"{offset:020d}.log"
+            self._file.close()
+            with open(self.path.with_suffix(".tmp"), "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(self.path.with_suffix(".tmp"), self.path)
+            if old != self.path:
+                old.unlink(missing_ok=True)
+            self._file = open(self.path, "r+b")  # noqa: SIM115 - held open
 
     def truncate_to(self, offset: int) -> None:
         """Drop every batch at or past ``offset`` (a follower whose log diverged from the leader's)."""

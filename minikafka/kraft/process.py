@@ -27,13 +27,13 @@ from .config import QuorumConfig
 from .messages import FetchRequest, Request
 from .metadata_log import PARTITION_DIR, MetadataLog
 from .peer import PeerChannel
-from .quorum_controller import SESSION_TIMEOUT_MS, QuorumController
+from .quorum_controller import SESSION_TIMEOUT_MS, SNAPSHOT_BYTES, QuorumController
 from .quorum_state import QuorumStateStore
 from .raft import RaftNode
 
 log = logging.getLogger("minikafka.kraft")
 TICK_MS = 10
-RAFT_KEYS = (wire.VOTE, wire.BEGIN_QUORUM_EPOCH, wire.END_QUORUM_EPOCH, wire.FETCH)
+RAFT_KEYS = (wire.VOTE, wire.BEGIN_QUORUM_EPOCH, wire.END_QUORUM_EPOCH, wire.FETCH, wire.FETCH_SNAPSHOT)
 
 
 def now_ms() -> int:
@@ -50,6 +50,7 @@ class ControllerSettings:
     cluster_id: str = "minikafka-kraft"
     quorum: QuorumConfig = field(default_factory=QuorumConfig)
     session_timeout_ms: int = SESSION_TIMEOUT_MS
+    snapshot_bytes: int = SNAPSHOT_BYTES
 
 
 class ControllerProcess:
@@ -58,7 +59,7 @@ class ControllerProcess:
         self.log = MetadataLog(s.log_dir)
         store = QuorumStateStore(Path(s.log_dir) / PARTITION_DIR, tuple(sorted(s.voters)))
         self.node = RaftNode(s.node_id, set(s.voters), self.log, store, s.quorum, now_ms())
-        self.controller = QuorumController(self.node, s.session_timeout_ms)
+        self.controller = QuorumController(self.node, s.session_timeout_ms, s.snapshot_bytes, now_ms())
         self.listener = Listener(self.handle_frame, s.host, s.port, idle_ms=-1)
         self.channels: dict[tuple[int, bool], PeerChannel] = {}
         self.stopping = asyncio.Event()
@@ -161,10 +162,6 @@ class ControllerProcess:
             if not answers.valid_describe(request):
                 return codec.error_answer(codec.response_class(api_key, version), ErrorCode.invalid_request)
             return answers.describe_quorum(version, self.node, self.settings.voters)
-        if api_key == answers.FETCH_SNAPSHOT:
-            if request.cluster_id not in (None, self.settings.cluster_id):
-                return codec.error_answer(codec.response_class(api_key, version), ErrorCode.inconsistent_cluster_id)
-            return answers.fetch_snapshot(version, request, self.node)
         if api_key == answers.BROKER_REGISTRATION:
             return await self._register(version, request)
         answer = self.controller.heartbeat(

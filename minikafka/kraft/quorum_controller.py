@@ -5,6 +5,11 @@ BrokerRegistration and BrokerHeartbeat into metadata records (KIP-631) and appen
 controller applies records once the high watermark passes them. ``broker.session.timeout.ms``
 (9000 by default in Kafka) is how long a broker may go without a heartbeat before the leader
 fences it.
+
+Every controller snapshots its state on its own (KIP-630) once
+``metadata.log.max.record.bytes.between.snapshots`` of records have been applied since the
+last snapshot, and then drops the log below it. A follower too far behind gets the leader's
+snapshot with FetchSnapshot and loads it.
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ import uuid
 from dataclasses import dataclass
 
 from ..errors import ErrorCode
+from . import snapshots
 from .brokers import BrokerRegistry, HeartbeatTracker
 from .raft import LEADER, RaftNode
 from .records import FENCE_BROKER, REGISTER_BROKER, UNFENCE_BROKER, decode, metadata_record
 
 SESSION_TIMEOUT_MS = 9000  # broker.session.timeout.ms
+SNAPSHOT_BYTES = 20 * 1024 * 1024  # metadata.log.max.record.bytes.between.snapshots
 
 
 @dataclass(frozen=True)
@@ -29,13 +36,53 @@ class HeartbeatAnswer:
 
 
 class QuorumController:
-    def __init__(self, node: RaftNode, session_timeout_ms: int = SESSION_TIMEOUT_MS):
-        self.node = node
+    def __init__(
+        self,
+        node: RaftNode,
+        session_timeout_ms: int = SESSION_TIMEOUT_MS,
+        snapshot_bytes: int = SNAPSHOT_BYTES,
+        now: int = 0,
+    ):
+        self.node, self.snapshot_bytes, self._since_snapshot, self._now = node, snapshot_bytes, 0, now
         self.registry = BrokerRegistry()
         self.heartbeats = HeartbeatTracker(session_timeout_ms)
         self.intended_fenced: dict[int, bool] = {}  # appended by this leader, maybe not committed yet
         self._led_epoch = -1
         node.on_commit = self._apply_committed
+        node.read_snapshot = self._read_snapshot
+        node.on_snapshot = self._load_snapshot
+        self._recover(now)
+
+    def _recover(self, now: int) -> None:
+        """At start: load the newest snapshot; the log starts where it ends."""
+        directory = self.node.log.directory
+        latest = snapshots.latest(directory) if directory is not None else None
+        if latest is None or directory is None or latest[0] < self.node.log.start_offset:
+            return
+        if latest[0] > self.node.log.start_offset:  # a crash between writing it and cutting the log
+            self.node.log.restart_at(*latest)
+        self._load_snapshot(latest[0], latest[1], snapshots.read(directory, *latest) or b"")
+
+    def _read_snapshot(self, end_offset: int, epoch: int) -> bytes | None:
+        directory = self.node.log.directory
+        return snapshots.read(directory, end_offset, epoch) if directory is not None else None
+
+    def _load_snapshot(self, end_offset: int, epoch: int, data: bytes) -> None:
+        directory = self.node.log.directory
+        if directory is not None and not (directory / snapshots.file_name(end_offset, epoch)).exists():
+            snapshots.write(directory, end_offset, epoch, data)
+        self.registry.load(snapshots.records_of(data), end_offset)
+        self._since_snapshot = 0
+
+    def _maybe_snapshot(self, epoch: int, now: int) -> None:
+        """Snapshot the applied state and drop the log below it, past the configured bytes."""
+        directory, end = self.node.log.directory, self.registry.applied_offset + 1
+        if directory is None or self._since_snapshot < self.snapshot_bytes or end <= self.node.log.start_offset:
+            return
+        data = snapshots.encode(self.registry.snapshot_records(now), end, epoch, now)
+        snapshots.write(directory, end, epoch, data)
+        self.node.log.restart_at(end, epoch)
+        self._since_snapshot = 0
 
     @property
     def is_active(self) -> bool:
@@ -47,15 +94,19 @@ class QuorumController:
             data = self.node.log.read(self.registry.applied_offset + 1, 1)
             if not data:
                 return
-            progressed = False
+            progressed, epoch = False, -1
             for record in decode(data):
                 if self.registry.applied_offset < record.offset < high_watermark:
                     self.registry.apply(record)
-                    progressed = True
+                    self._since_snapshot += len(str(record.data)) + len(record.type)
+                    progressed, epoch = True, record.epoch
             if not progressed:
                 return
+            if self.registry.applied_offset + 1 == high_watermark:
+                self._maybe_snapshot(epoch, self._now)
 
     def tick(self, now: int) -> None:
+        self._now = now
         self.node.tick(now)
         if not self.is_active:
             return

@@ -29,6 +29,9 @@ from .messages import (
     EpochAnswer,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
+    NotLeader,
     Request,
     Response,
     VoteRequest,
@@ -70,6 +73,8 @@ class RaftNode:
         self.election_deadline = self.fetch_deadline = self.backoff_until = NEVER
         self.fetch_in_flight, self.next_fetch_at, self.elections_lost = False, 0, 0
         self.on_commit: Callable[[int], None] = lambda high_watermark: None
+        self.read_snapshot: Callable[[int, int], bytes | None] = lambda end_offset, epoch: None
+        self.on_snapshot: Callable[[int, int, bytes], None] = lambda end_offset, epoch, data: None
         saved = store.read()
         self.epoch, self.leader_id, self.voted_id = saved.epoch, saved.leader_id, saved.voted_id
         if saved.leader_id == node_id:  # led before a restart: it cannot lead that epoch again
@@ -225,6 +230,8 @@ class RaftNode:
             return self._handle_begin(request, now)
         if isinstance(request, EndQuorumEpochRequest):
             return self._handle_end(request, now)
+        if isinstance(request, FetchSnapshotRequest):
+            return self._handle_fetch_snapshot(request)
         return self._handle_fetch(request, now)
 
     def _handle_vote(self, request: VoteRequest, now: int) -> VoteResponse:
@@ -268,6 +275,15 @@ class RaftNode:
             return FetchResponse(ErrorCode.unknown_leader_epoch, self.leader_id, self.epoch)
         if self.state != LEADER or self.leader_state is None:
             return FetchResponse(ErrorCode.not_leader_or_follower, self.leader_id, self.epoch)
+        if request.fetch_offset < self.log.start_offset:  # the records are gone: a snapshot has them
+            return FetchResponse(
+                ErrorCode.none,
+                self.node_id,
+                self.epoch,
+                max(self.leader_state.high_watermark, 0),
+                snapshot_end_offset=self.log.start_offset,
+                snapshot_epoch=self.log.start_epoch,
+            )
         epoch, end = self.log.end_offset_for_epoch(request.last_fetched_epoch)
         if request.fetch_offset > 0 and (epoch != request.last_fetched_epoch or end < request.fetch_offset):
             return FetchResponse(
@@ -290,11 +306,27 @@ class RaftNode:
             records=self.log.read(request.fetch_offset),
         )
 
+    def _handle_fetch_snapshot(self, request: FetchSnapshotRequest) -> FetchSnapshotResponse:
+        if request.current_leader_epoch != self.epoch or self.state != LEADER:
+            code = (
+                ErrorCode.fenced_leader_epoch
+                if request.current_leader_epoch < self.epoch
+                else ErrorCode.not_leader_or_follower
+            )
+            return FetchSnapshotResponse(code, self.leader_id, self.epoch)
+        data = self.read_snapshot(request.end_offset, request.epoch)
+        if data is None:
+            return FetchSnapshotResponse(ErrorCode.snapshot_not_found, self.node_id, self.epoch)
+        return FetchSnapshotResponse(ErrorCode.none, self.node_id, self.epoch, request.end_offset, request.epoch, data)
+
     # -- answers to what this node sent
 
     def handle_response(self, source: int, request: Request, response: Response, now: int) -> None:
         if isinstance(response, FetchResponse):
             self._handle_fetch_response(source, request, response, now)
+            return
+        if isinstance(response, FetchSnapshotResponse):
+            self._handle_snapshot_response(source, response, now)
             return
         if response.error == ErrorCode.none or response.leader_epoch > self.epoch:
             self._observe(response.leader_epoch, response.leader_id, now)
@@ -320,7 +352,7 @@ class RaftNode:
 
     def request_failed(self, destination: int, request: Request, now: int) -> None:
         """No answer (timeout, refused connection): a fetch is retried after a backoff."""
-        if isinstance(request, FetchRequest) and self.state == FOLLOWER:
+        if isinstance(request, FetchRequest | FetchSnapshotRequest) and self.state == FOLLOWER:
             self.fetch_in_flight = False
             self.next_fetch_at = now + self.config.retry_backoff_ms
 
@@ -345,6 +377,17 @@ class RaftNode:
                 self.next_fetch_at = now + self.config.retry_backoff_ms
             return
         self.fetch_deadline = now + self.config.fetch_timeout_ms
+        if response.snapshot_end_offset >= 0:  # keep fetch_in_flight: no Fetch until the snapshot is in
+            self.fetch_in_flight = True
+            self.outbox.append(
+                (
+                    self.leader_id,
+                    FetchSnapshotRequest(
+                        self.node_id, self.epoch, response.snapshot_end_offset, response.snapshot_epoch
+                    ),
+                )
+            )
+            return
         if response.diverged:
             _, mine = self.log.end_offset_for_epoch(response.diverging_epoch)
             self.log.truncate_to(min(mine, response.diverging_end_offset))
@@ -354,16 +397,21 @@ class RaftNode:
         self._set_high_watermark(min(response.high_watermark, self.log.end_offset))
         self.next_fetch_at = now if appended else now + self.config.fetch_poll_ms
 
-    # -- what DescribeQuorum reports
+    def _handle_snapshot_response(self, source: int, response: FetchSnapshotResponse, now: int) -> None:
+        """A whole snapshot from the leader: the log restarts at its end offset."""
+        if self.state != FOLLOWER or source != self.leader_id:
+            self._observe(response.leader_epoch, response.leader_id, now)
+            return
+        self.fetch_in_flight = False
+        if response.error != ErrorCode.none:
+            if not self._observe(response.leader_epoch, response.leader_id, now):
+                self.next_fetch_at = now + self.config.retry_backoff_ms
+            return
+        self.fetch_deadline, self.next_fetch_at = now + self.config.fetch_timeout_ms, now
+        self.log.restart_at(response.end_offset, response.epoch)
+        self.on_snapshot(response.end_offset, response.epoch, response.data)
+        self._set_high_watermark(response.end_offset)
 
     def take_outbox(self) -> list[tuple[int, Request]]:
         out, self.outbox = self.outbox, []
         return out
-
-
-class NotLeader(Exception):
-    """Only the leader appends; ``leader_id`` is who does (-1: unknown)."""
-
-    def __init__(self, leader_id: int):
-        super().__init__(f"this controller is not the quorum leader (leader: {leader_id})")
-        self.leader_id = leader_id

@@ -21,6 +21,8 @@ from .messages import (
     EpochAnswer,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     Request,
     Response,
     VoteRequest,
@@ -29,13 +31,20 @@ from .messages import (
 
 METADATA_TOPIC = "__cluster_metadata"
 METADATA_TOPIC_ID = uuid.UUID(int=1)
-VOTE, BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, FETCH = 52, 53, 54, 1
-VERSIONS = {VOTE: 0, BEGIN_QUORUM_EPOCH: 0, END_QUORUM_EPOCH: 0, FETCH: 16}  # what a controller sends
+VOTE, BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, FETCH, FETCH_SNAPSHOT = 52, 53, 54, 1, 59
+VERSIONS = {
+    VOTE: 0,
+    BEGIN_QUORUM_EPOCH: 0,
+    END_QUORUM_EPOCH: 0,
+    FETCH: 16,
+    FETCH_SNAPSHOT: 0,
+}  # what a controller sends
 KEYS = {
     VoteRequest: VOTE,
     BeginQuorumEpochRequest: BEGIN_QUORUM_EPOCH,
     EndQuorumEpochRequest: END_QUORUM_EPOCH,
     FetchRequest: FETCH,
+    FetchSnapshotRequest: FETCH_SNAPSHOT,
 }
 
 
@@ -51,6 +60,8 @@ def to_wire(request: Request, cluster_id: str) -> Any:
     """The kio request entity for one of the core's requests."""
     key = KEYS[type(request)]
     module = _request_module(key, VERSIONS[key])
+    if isinstance(request, FetchSnapshotRequest):
+        return _snapshot_request(module, request, cluster_id)
     if isinstance(request, FetchRequest):
         partition = codec.entity(
             module,
@@ -99,6 +110,26 @@ def to_wire(request: Request, cluster_id: str) -> Any:
     return codec.make(codec.request_class(key, VERSIONS[key]), cluster_id=cluster_id, topics=(topic,))
 
 
+def _snapshot_request(module: Any, request: FetchSnapshotRequest, cluster_id: str) -> Any:
+    snapshot_id = codec.entity(module, "SnapshotId", end_offset=request.end_offset, epoch=request.epoch)
+    partition = codec.entity(
+        module,
+        "PartitionSnapshot",
+        partition=0,
+        current_leader_epoch=request.current_leader_epoch,
+        snapshot_id=snapshot_id,
+        position=0,
+    )
+    topic = codec.entity(module, "TopicSnapshot", name=METADATA_TOPIC, partitions=(partition,))
+    return codec.make(
+        codec.request_class(FETCH_SNAPSHOT, VERSIONS[FETCH_SNAPSHOT]),
+        cluster_id=cluster_id,
+        replica_id=request.replica_id,
+        max_bytes=2**31 - 1,
+        topics=(topic,),
+    )
+
+
 class NotMetadataPartition(ValueError):
     """The request names a partition other than __cluster_metadata-0."""
 
@@ -109,6 +140,12 @@ def from_wire(key: int, body: Any) -> tuple[str | None, Request]:
     if len(topics) != 1 or len(topics[0].partitions) != 1:
         raise NotMetadataPartition("a quorum request names exactly one partition, __cluster_metadata-0")
     topic, p = topics[0], topics[0].partitions[0]
+    if key == FETCH_SNAPSHOT:
+        if topic.name != METADATA_TOPIC or p.partition != 0:
+            raise NotMetadataPartition(f"a controller serves only {METADATA_TOPIC}-0")
+        return body.cluster_id, FetchSnapshotRequest(
+            body.replica_id, p.current_leader_epoch, p.snapshot_id.end_offset, p.snapshot_id.epoch
+        )
     if key == FETCH:
         if topic.topic_id != METADATA_TOPIC_ID or p.partition != 0:
             raise NotMetadataPartition(f"a controller serves only {METADATA_TOPIC}-0 (topic id {METADATA_TOPIC_ID})")
@@ -127,6 +164,22 @@ def from_wire(key: int, body: Any) -> tuple[str | None, Request]:
 def answer(key: int, version: int, response: Response) -> Any:
     """The kio response entity of ``version`` for one of the core's answers."""
     module, cls = _response_module(key, version), codec.response_class(key, version)
+    if isinstance(response, FetchSnapshotResponse):
+        partition = codec.entity(
+            module,
+            "PartitionSnapshot",
+            index=0,
+            error_code=response.error,
+            snapshot_id=codec.entity(module, "SnapshotId", end_offset=response.end_offset, epoch=response.epoch),
+            current_leader=codec.entity(
+                module, "LeaderIdAndEpoch", leader_id=response.leader_id, leader_epoch=response.leader_epoch
+            ),
+            size=len(response.data),
+            position=0,
+            unaligned_records=response.data,
+        )
+        topic = codec.entity(module, "TopicSnapshot", name=METADATA_TOPIC, partitions=(partition,))
+        return codec.downgrade(cls, error_code=ErrorCode.none, topics=(topic,))
     if isinstance(response, FetchResponse):
         partition = codec.entity(
             module,
@@ -144,6 +197,9 @@ def answer(key: int, version: int, response: Response) -> Any:
             ),
             aborted_transactions=(),
             records=response.records or None,
+            snapshot_id=codec.entity(
+                module, "SnapshotId", end_offset=response.snapshot_end_offset, epoch=response.snapshot_epoch
+            ),
         )
         topic = codec.entity(module, "FetchableTopicResponse", topic_id=METADATA_TOPIC_ID, partitions=(partition,))
         return codec.downgrade(cls, error_code=ErrorCode.none, responses=(topic,))
@@ -178,6 +234,17 @@ def read_answer(key: int, body: Any) -> Response:
     if len(topics) != 1 or len(topics[0].partitions) != 1:
         raise BadAnswer("the answer does not name __cluster_metadata-0 alone")
     p = topics[0].partitions[0]
+    if key == FETCH_SNAPSHOT:
+        if p.size != len(p.unaligned_records or b""):
+            raise BadAnswer("a snapshot in more than one piece: minikafka asks for it whole")
+        return FetchSnapshotResponse(
+            p.error_code,
+            p.current_leader.leader_id,
+            p.current_leader.leader_epoch,
+            p.snapshot_id.end_offset,
+            p.snapshot_id.epoch,
+            bytes(p.unaligned_records or b""),
+        )
     if key == FETCH:
         return FetchResponse(
             p.error_code,
@@ -187,6 +254,8 @@ def read_answer(key: int, body: Any) -> Response:
             p.diverging_epoch.epoch,
             p.diverging_epoch.end_offset,
             bytes(p.records or b""),
+            p.snapshot_id.end_offset,
+            p.snapshot_id.epoch,
         )
     if key == VOTE:
         return VoteResponse(p.error_code, p.leader_id, p.leader_epoch, p.vote_granted)
