@@ -1,8 +1,12 @@
 """``minikafka dump-log PATH``: print the batches of segment files, like kafka-dump-log.sh.
 
-PATH is a ``.log`` segment, a partition directory (every segment in offset order), or an
-``.index`` / ``.timeindex`` file. The tool only reads: it never recovers or truncates,
+PATH is a ``.log`` segment, a partition directory (every segment in offset order), an
+``.index`` / ``.timeindex`` file, or a KRaft ``.checkpoint`` snapshot (KIP-630), which holds
+record batches like a segment. The tool only reads: it never recovers or truncates,
 so it shows a torn tail as Kafka's tool does ("Found N invalid bytes at the end").
+Control records are told apart by their key's type (``control_records``): transaction
+markers, and the KRaft quorum's LeaderChange, SnapshotHeader and SnapshotFooter.
+``--cluster-metadata-decoder`` prints the metadata records of ``__cluster_metadata`` too.
 """
 
 from __future__ import annotations
@@ -10,9 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import struct
 import sys
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from ..log.index import OffsetIndex, TimeIndex
 from ..log.segment import parse_base_offset, scan_batches
@@ -22,56 +25,71 @@ from ..records import (
     CorruptRecordError,
     crc_of,
     iter_records,
-    parse_control_key,
 )
-
-_CONTROL_TYPES: dict[int | None, str] = {0: "ABORT", 1: "COMMIT"}  # None: no control key
+from .control_records import control_text, metadata_text
 
 
 class DumpError(Exception):
     """The path cannot be dumped; the message is one sentence for the user."""
 
 
-def dump(path: str | os.PathLike, out: TextIO, *, print_data: bool = False) -> None:
-    """Write the dump of ``path`` to ``out``; raise DumpError if it cannot be read."""
+def dump(path: str | os.PathLike, out: TextIO, *, print_data: bool = False, metadata: bool = False) -> None:
+    """Write the dump of ``path`` to ``out``; raise DumpError if it cannot be read. ``metadata``
+    (``--cluster-metadata-decoder``) decodes KRaft metadata records and implies ``print_data``."""
     path = pathlib.Path(path)
+    view = _View(print_data or metadata, metadata)
     if path.is_dir():
         segments = (p for p in path.glob("*.log") if parse_base_offset(p) is not None)
         files = sorted(segments, key=lambda p: parse_base_offset(p) or 0)  # every one has a base offset
         if not files:
             raise DumpError(f"{path} is a directory without any segment (.log) files.")
         for file in files:
-            _dump_file(file, out, print_data)
+            _dump_file(file, out, view)
     elif path.exists():
-        _dump_file(path, out, print_data)
+        _dump_file(path, out, view)
     else:
         raise DumpError(f"{path} does not exist.")
 
 
-def _dump_file(path: pathlib.Path, out: TextIO, print_data: bool) -> None:
-    dumpers = {".log": _dump_segment, ".index": _dump_offset_index, ".timeindex": _dump_time_index}
+class _View(NamedTuple):
+    print_data: bool  # --print-data-log: every record, not only the batches
+    metadata: bool  # --cluster-metadata-decoder
+
+
+def _dump_file(path: pathlib.Path, out: TextIO, view: _View) -> None:
+    dumpers = {
+        ".log": _dump_segment,
+        ".checkpoint": _dump_segment,
+        ".index": _dump_offset_index,
+        ".timeindex": _dump_time_index,
+    }
     if path.suffix not in dumpers:
-        raise DumpError(f"{path} is not a .log, .index or .timeindex file, nor a partition directory.")
+        raise DumpError(f"{path} is not a .log, .index, .timeindex or .checkpoint file, nor a partition directory.")
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as e:
         raise DumpError(f"{path} cannot be read: {e.strerror}.") from None
     try:
         out.write(f"Dumping {path}\n")
-        dumpers[path.suffix](fd, path, out, print_data)
+        dumpers[path.suffix](fd, path, out, view)
     finally:
         os.close(fd)
 
 
-def _dump_segment(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+def _dump_segment(fd: int, path: pathlib.Path, out: TextIO, view: _View) -> None:
     size = os.fstat(fd).st_size
-    out.write(f"Log starting offset: {parse_base_offset(path) or 0}\n")
+    if path.suffix == ".checkpoint":
+        end_offset, _, epoch = path.stem.partition("-")  # <end offset>-<epoch>.checkpoint (KIP-630)
+        if end_offset.isdigit() and epoch.isdigit():
+            out.write(f"Snapshot end offset: {int(end_offset)} epoch: {int(epoch)}\n")
+    else:
+        out.write(f"Log starting offset: {parse_base_offset(path) or 0}\n")
     end = 0
     try:
         for position, batch in scan_batches(lambda pos, n: os.pread(fd, n, pos), size):
             out.write(batch_line(batch, position) + "\n")
-            if print_data:
-                for line in record_lines(batch):
+            if view.print_data:
+                for line in record_lines(batch, metadata=view.metadata):
                     out.write(line + "\n")
             end = position + len(batch)
     except CorruptRecordError:
@@ -98,8 +116,9 @@ def batch_line(batch: bytes | memoryview, position: int) -> str:
     )
 
 
-def record_lines(batch: bytes | memoryview) -> list[str]:
-    """The ``| offset: ...`` lines of --print-data-log for one batch."""
+def record_lines(batch: bytes | memoryview, *, metadata: bool = False) -> list[str]:
+    """The ``| offset: ...`` lines of --print-data-log for one batch (``metadata``: the data
+    records are KRaft metadata records, as with --cluster-metadata-decoder)."""
     h = BatchHeader.parse(batch)
     try:
         records = list(iter_records(batch))
@@ -113,7 +132,11 @@ def record_lines(batch: bytes | memoryview) -> list[str]:
             f"| offset: {r.offset} {_timestamp_label(h)}: {ts} keySize: {_size(r.key)} "
             f"valueSize: {_size(r.value)} sequence: {seq} headerKeys: [{','.join(k for k, _ in r.headers)}]"
         )
-        lines.append(line + (_control_text(r.key, r.value) if h.is_control else _data_text(r.key, r.value)))
+        if h.is_control:
+            line += control_text(r.key, r.value)
+        else:
+            line += (metadata and metadata_text(r.value)) or _data_text(r.key, r.value)
+        lines.append(line)
     return lines
 
 
@@ -130,13 +153,7 @@ def _data_text(key: bytes | None, value: bytes | None) -> str:
     return f"{key_part} payload: {'null' if value is None else _text(value)}"
 
 
-def _control_text(key: bytes | None, value: bytes | None) -> str:
-    kind = _CONTROL_TYPES.get(parse_control_key(key), "UNKNOWN")
-    epoch = struct.unpack_from(">i", value, 2)[0] if value and len(value) >= 6 else -1
-    return f" endTxnMarker: {kind} coordinatorEpoch: {epoch}"
-
-
-def _dump_offset_index(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+def _dump_offset_index(fd: int, path: pathlib.Path, out: TextIO, view: _View) -> None:
     base = parse_base_offset(path) or 0
     index = OffsetIndex.from_bytes(_read_all(fd), log_size=2**31)
     if index is None:
@@ -145,7 +162,7 @@ def _dump_offset_index(fd: int, path: pathlib.Path, out: TextIO, print_data: boo
         out.write(f"offset: {base + rel} position: {pos}\n")
 
 
-def _dump_time_index(fd: int, path: pathlib.Path, out: TextIO, print_data: bool) -> None:
+def _dump_time_index(fd: int, path: pathlib.Path, out: TextIO, view: _View) -> None:
     base = parse_base_offset(path) or 0
     index = TimeIndex.from_bytes(_read_all(fd))
     if index is None:
@@ -162,14 +179,19 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="minikafka dump-log", description="Print the record batches of a partition's segment files."
     )
-    parser.add_argument("path", help="a .log/.index/.timeindex file or a partition directory")
+    parser.add_argument("path", help="a .log/.index/.timeindex/.checkpoint file or a partition directory")
     parser.add_argument("--print-data-log", action="store_true", help="also print every record")
+    parser.add_argument(
+        "--cluster-metadata-decoder",
+        action="store_true",
+        help="decode the KRaft metadata records of __cluster_metadata (implies --print-data-log)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help or a usage error: argparse has already printed
         return int(e.code or 0)
     try:
-        dump(args.path, sys.stdout, print_data=args.print_data_log)
+        dump(args.path, sys.stdout, print_data=args.print_data_log, metadata=args.cluster_metadata_decoder)
     except DumpError as e:
         print(f"minikafka dump-log: {e}", file=sys.stderr)
         return 2
