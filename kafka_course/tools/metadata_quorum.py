@@ -4,6 +4,10 @@ The same subcommand and flags as Kafka's script, against any Kafka cluster::
 
     minikafka metadata-quorum --bootstrap-server B describe --status
     minikafka metadata-quorum --bootstrap-server B describe --replication [--human-readable]
+    minikafka metadata-quorum --bootstrap-controller C describe --status
+
+``--bootstrap-controller`` asks a controller itself, with no broker in between
+(``controller_quorum``), as Kafka's script does since KIP-919.
 
 ``--status``: the cluster id, the quorum leader (the active controller) and its epoch, the
 metadata log's high watermark, how far the slowest voter lags, and the voters and
@@ -18,12 +22,15 @@ import json
 import time
 
 from .cluster_admin import CliError, add_bootstrap, connect, run
+from .controller_quorum import describe as describe_at_controller
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="minikafka metadata-quorum",
                                 description="Describe the KRaft metadata quorum, like kafka-metadata-quorum.sh.")
     add_bootstrap(p)
+    p.add_argument("--bootstrap-controller", metavar="HOST:PORT",
+                   help="controller(s) to ask directly, instead of a broker (KIP-919)")
     sub = p.add_subparsers(dest="command", required=True, metavar="describe")
     describe = sub.add_parser("describe", help="describe the metadata quorum")
     what = describe.add_mutually_exclusive_group(required=True)
@@ -41,19 +48,27 @@ def _quorum(admin) -> tuple[dict, dict]:
     return partition, {n["node_id"]: n for n in answer.get("nodes", [])}
 
 
+def _through_broker(bootstrap: str, want_cluster_id: bool) -> tuple[dict, dict, str]:
+    admin = connect(bootstrap)
+    try:
+        q, nodes = _quorum(admin)
+        return q, nodes, admin.describe_cluster()["cluster_id"] if want_cluster_id else ""
+    finally:
+        admin.close()
+
+
 def _endpoints(node: dict | None) -> list[str]:
     return [f"{e['name']}://{e['host']}:{e['port']}" for e in (node or {}).get("listeners", [])]
 
 
-def status(admin) -> None:
-    q, nodes = _quorum(admin)
+def status(q: dict, nodes: dict, cluster_id: str) -> None:
     voters, leader = q["current_voters"], q["leader_id"]
     leader_state = next((v for v in voters if v["replica_id"] == leader), None)
     slowest = min(voters, key=lambda v: v["log_end_offset"], default=None)
     lag = (leader_state["log_end_offset"] - slowest["log_end_offset"]) if leader_state and slowest else 0
     lag_ms = 0 if slowest is leader_state or not (leader_state and slowest) else \
         leader_state["last_caught_up_timestamp"] - slowest["last_caught_up_timestamp"]
-    rows = [("ClusterId", admin.describe_cluster()["cluster_id"]), ("LeaderId", leader),
+    rows = [("ClusterId", cluster_id), ("LeaderId", leader),
             ("LeaderEpoch", q["leader_epoch"]), ("HighWatermark", q["high_watermark"]),
             ("MaxFollowerLag", lag), ("MaxFollowerLagTimeMs", lag_ms),
             ("CurrentVoters", _members(voters, nodes)), ("CurrentObservers", _members(q["observers"], nodes))]
@@ -71,8 +86,7 @@ def _members(states: list[dict], nodes: dict) -> str:
     return json.dumps(out, separators=(", ", ": "))
 
 
-def replication(admin, human: bool) -> None:
-    q, _ = _quorum(admin)
+def replication(q: dict, human: bool) -> None:
     now = int(time.time() * 1000)
     rows = [("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")]
     for kind, states in (("Voter", q["current_voters"]), ("Observer", q["observers"])):
@@ -95,10 +109,10 @@ def _when(timestamp: int, now: int, human: bool):
 
 def main(argv: list[str]) -> int:
     def body(args) -> int:
-        admin = connect(args.bootstrap_server)
-        try:
-            status(admin) if args.status else replication(admin, args.human_readable)
-        finally:
-            admin.close()
+        if args.bootstrap_controller:
+            q, nodes, cluster_id = describe_at_controller(args.bootstrap_controller)
+        else:
+            q, nodes, cluster_id = _through_broker(args.bootstrap_server, args.status)
+        status(q, nodes, cluster_id) if args.status else replication(q, args.human_readable)
         return 0
     return run(build_parser(), argv, body)

@@ -1,5 +1,6 @@
-"""What a controller answers besides Raft: ApiVersions, DescribeQuorum, BrokerRegistration and
-BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-631's broker lifecycle).
+"""What a controller answers besides Raft: ApiVersions, DescribeQuorum, DescribeCluster,
+BrokerRegistration and BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-919's DescribeCluster
+for ``--bootstrap-controller`` tools, KIP-631's broker lifecycle).
 
 DescribeQuorum tells what this controller knows: the leader answers with every voter's and
 observer's log end offset and the times of their last fetch and last catch-up (KIP-836); a
@@ -19,7 +20,15 @@ from .leader import ReplicaProgress
 from .raft import RaftNode
 from .wire import BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, FETCH, METADATA_TOPIC, VOTE
 
-API_VERSIONS, DESCRIBE_QUORUM, FETCH_SNAPSHOT, BROKER_REGISTRATION, BROKER_HEARTBEAT = 18, 55, 59, 62, 63
+API_VERSIONS, DESCRIBE_QUORUM, FETCH_SNAPSHOT, DESCRIBE_CLUSTER, BROKER_REGISTRATION, BROKER_HEARTBEAT = (
+    18,
+    55,
+    59,
+    60,
+    62,
+    63,
+)
+CONTROLLER_ENDPOINTS = 2  # DescribeCluster's endpoint type for controllers (KIP-919); 1 is brokers
 # api key -> (lowest, highest version) this controller answers
 SUPPORTED: dict[int, tuple[int, int]] = {
     FETCH: (13, 17),
@@ -29,6 +38,7 @@ SUPPORTED: dict[int, tuple[int, int]] = {
     END_QUORUM_EPOCH: (0, 0),
     DESCRIBE_QUORUM: (0, 2),
     FETCH_SNAPSHOT: (0, 1),
+    DESCRIBE_CLUSTER: (1, 2),
     BROKER_REGISTRATION: (0, 4),
     BROKER_HEARTBEAT: (0, 1),
 }
@@ -100,6 +110,37 @@ def describe_quorum(version: int, node: RaftNode, voters: dict[int, tuple[str, i
         for n, (host, port) in voters.items()
     )
     return codec.downgrade(cls, error_code=ErrorCode.none, error_message=None, topics=(topic,), nodes=nodes)
+
+
+def describe_cluster(version: int, request: Any, cluster_id: str, node: RaftNode, voters: dict) -> Any:
+    """DescribeCluster at a controller (KIP-919): the cluster id, the active controller and every
+    controller's endpoint. A request for the brokers' endpoints gets MISMATCHED_ENDPOINT_TYPE."""
+    module, cls = codec.response_module(DESCRIBE_CLUSTER, version), codec.response_class(DESCRIBE_CLUSTER, version)
+    if request.endpoint_type != CONTROLLER_ENDPOINTS:
+        return codec.downgrade(
+            cls,
+            error_code=ErrorCode.mismatched_endpoint_type,
+            error_message="this is a controller: ask it for controller endpoints (endpoint type 2)",
+            endpoint_type=CONTROLLER_ENDPOINTS,
+            cluster_id=cluster_id,
+            controller_id=-1,
+            brokers=(),
+            cluster_authorized_operations=-(2**31),
+        )
+    controllers = tuple(
+        codec.downgrade(module.DescribeClusterBroker, broker_id=n, host=host, port=port, rack=None, is_fenced=False)
+        for n, (host, port) in sorted(voters.items())
+    )
+    return codec.downgrade(
+        cls,
+        error_code=ErrorCode.none,
+        error_message=None,
+        endpoint_type=CONTROLLER_ENDPOINTS,
+        cluster_id=cluster_id,
+        controller_id=node.leader_id,
+        brokers=controllers,
+        cluster_authorized_operations=-(2**31),
+    )
 
 
 def valid_describe(request: Any) -> bool:

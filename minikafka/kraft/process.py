@@ -162,6 +162,9 @@ class ControllerProcess:
             if not answers.valid_describe(request):
                 return codec.error_answer(codec.response_class(api_key, version), ErrorCode.invalid_request)
             return answers.describe_quorum(version, self.node, self.settings.voters)
+        if api_key == answers.DESCRIBE_CLUSTER:
+            s = self.settings
+            return answers.describe_cluster(version, request, s.cluster_id, self.node, s.voters)
         if api_key == answers.BROKER_REGISTRATION:
             return await self._register(version, request)
         answer = self.controller.heartbeat(
