@@ -34,8 +34,7 @@ class MinikafkaOnly(NotImplementedError):
 
 class LogSizesHidden(PermissionError):
     """The cluster answered DescribeLogDirs without the topic's logs, so their sizes are unknown
-    (a Kafka user without Describe on the cluster; ``minikafka serve --in-memory``, which keeps
-    no log directory). Shown by IPython as its sentence alone."""
+    (a Kafka user without Describe on the cluster gets it refused). Shown by IPython as its sentence alone."""
 
     def _render_traceback_(self) -> list[str]:
         return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
@@ -44,8 +43,8 @@ class LogSizesHidden(PermissionError):
 def _sizes_hidden(topic: str, servers: str) -> LogSizesHidden:
     return LogSizesHidden(_(
         "The cluster at {servers} does not show how big the logs of {topic} are: its answer to DescribeLogDirs names "
-        "no directory holding them (on Kafka, your user needs Describe on the cluster; minikafka serve --in-memory "
-        "keeps no log directory).").format(servers=servers, topic=topic))
+        "no directory holding them (on Kafka, your user needs Describe on the cluster)."
+    ).format(servers=servers, topic=topic))
 
 
 def cluster(servers: str | None = None) -> ClusterHandle:

@@ -39,7 +39,7 @@ from ..errors import ErrorCode, KafkaError
 from ..groups import offsets
 from ..replica.partition import Partition
 from ..replica.peers import LocalReplicas, Peers
-from . import states, txnlog
+from . import epochs, states, txnlog
 from .states import TxnState
 from .txnlog import TxnMetadata
 
@@ -47,7 +47,6 @@ log = logging.getLogger("minikafka.transactions")
 
 TOPIC = "__transaction_state"
 REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
-OPEN = (TxnState.ONGOING,)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 MAX_EPOCH = 32767  # the largest int16: an epoch bumped to it is the producer id's last
 
@@ -114,8 +113,9 @@ class TransactionCoordinator:
             states.check(meta.state, state)
         meta.state, meta.last_update_ms = state, now_ms()
         part = self._state_partition(meta.transactional_id)
+        version = 1 if self.config["transaction.version"] >= 2 else 0  # v1 keeps the tagged fields of v2
         rec = records.Record(0, meta.last_update_ms, txnlog.encode_key(meta.transactional_id),
-                             txnlog.encode_value(meta))
+                             txnlog.encode_value(meta, version))
         await self._replicated(part, part.append_batches([records.build_batch([rec])]).last_offset + 1)
 
     async def _replicated(self, part: Partition, offset: int) -> None:
@@ -126,23 +126,34 @@ class TransactionCoordinator:
                                                         "the client retries with the current coordinator.") from None
 
     # -- the API ------------------------------------------------------------------------
-    async def init_producer_id(self, tid: str, timeout_ms: int, _pid: int = -1, _epoch: int = -1) -> tuple[int, int]:
+    async def init_producer_id(self, tid: str, timeout_ms: int, pid: int = -1, epoch: int = -1) -> tuple[int, int]:
+        """The producer id and epoch for ``tid``; ``pid``/``epoch`` are the producer's own when it
+        asks to bump its epoch after an error (KIP-360), else -1."""
         async with self._locks[tid]:
-            return await self._init_producer_id(tid, timeout_ms)
+            return await self._init_producer_id(tid, timeout_ms, pid, epoch)
 
-    async def _init_producer_id(self, tid: str, timeout_ms: int) -> tuple[int, int]:
+    async def _init_producer_id(self, tid: str, timeout_ms: int, pid: int, epoch: int) -> tuple[int, int]:
         self._state_partition(tid)
         if timeout_ms > self.config["transaction.max.timeout.ms"] or timeout_ms <= 0:
             raise KafkaError(ErrorCode.invalid_transaction_timeout)
         meta = self.txns.get(tid)
         if meta is None:
             meta = self.txns[tid] = TxnMetadata(tid, self.metadata.next_producer_id(), -1, timeout_ms)
-        if meta.state in OPEN:
+        step = epochs.init_step(meta, pid, epoch)
+        if step == epochs.InitStep.FENCE:
+            # As Kafka: one bump, which the abort markers carry; the producer is told to retry and
+            # its retry bumps again (the epoch it is handed was never seen by the old instance).
             await self._abort_for_fencing(meta)
-        meta.producer_epoch += 1
-        if meta.producer_epoch >= MAX_EPOCH:  # epoch exhausted: a fresh producer id starts over
+            raise KafkaError(ErrorCode.concurrent_transactions, f"The open transaction of {tid!r} was aborted "
+                                                                "to fence the previous producer; retry.")
+        expected = pid != -1 or epoch != -1
+        if step == epochs.InitStep.NEW_ID:
+            meta.last_producer_epoch = meta.producer_epoch if expected else -1
             meta.producer_id, meta.producer_epoch = self.metadata.next_producer_id(), 0
-        meta.timeout_ms, meta.partitions, meta.last_producer = timeout_ms, set(), (-1, -1)
+        elif step == epochs.InitStep.BUMP:
+            meta.last_producer_epoch = meta.producer_epoch if expected else -1
+            meta.producer_epoch += 1
+        meta.timeout_ms, meta.partitions = timeout_ms, set()
         await self._persist(meta, TxnState.EMPTY)
         return meta.producer_id, meta.producer_epoch
 
@@ -207,22 +218,17 @@ class TransactionCoordinator:
     async def _end_txn_v2(self, tid: str, pid: int, epoch: int, commit: bool) -> tuple[int, int]:
         self._state_partition(tid)
         meta = self.txns.get(tid)
-        preparing = TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT
-        done = TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT
-        if meta is not None and meta.last_producer == (pid, epoch) and meta.state in (preparing, done):
+        step = epochs.end_step_v2(meta, pid, epoch, commit)
+        assert meta is not None  # end_step_v2 refuses an id without state
+        if step == epochs.EndStep.ANSWER:
             return _next_producer(meta)  # a retry whose answer was lost: it still has the old epoch
-        meta = self._checked(tid, pid, epoch)
-        # An abort may find nothing to abort: the producer's writes failed before adding a partition.
-        if meta.state != TxnState.ONGOING and (commit or meta.state not in FINISHED):
-            raise KafkaError(ErrorCode.invalid_txn_state,
-                             f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
-        if meta.state != TxnState.ONGOING:
+        if meta.state != TxnState.ONGOING:  # an abort with nothing added
             meta.partitions = set()
-        meta.last_producer = (pid, epoch)
         meta.producer_epoch += 1  # the markers carry the new epoch
         if meta.producer_epoch >= MAX_EPOCH:
             meta.next_producer_id = self.metadata.next_producer_id()
-        await self._persist(meta, preparing)
+        meta.client_transaction_version = 2
+        await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
         await self._complete(meta)
         return _next_producer(meta)
 
@@ -269,7 +275,7 @@ class TransactionCoordinator:
             log.warning("markers for %s not yet written to %s; will retry", meta.transactional_id, pending)
             meta.partitions = set(pending)
             return
-        meta.partitions = set()
+        meta.partitions, meta.previous_producer_id = set(), meta.producer_id
         if meta.next_producer_id >= 0:  # v2 used the epoch up: the producer goes on with a new id
             meta.producer_id, meta.producer_epoch, meta.next_producer_id = meta.next_producer_id, 0, -1
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
@@ -316,8 +322,7 @@ class TransactionCoordinator:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)
             # A v2 producer's own abort, with the epoch it had, then counts as a retry of this one and
-            # hands it the new epoch; its commit is fenced.
-            meta.last_producer = (meta.producer_id, meta.producer_epoch)
+            # hands it the new epoch; its commit is fenced (epochs.end_step_v2).
             await self._abort_for_fencing(meta)
         elif meta.state in FINISHED and now - meta.last_update_ms > self.config["transactional.id.expiration.ms"]:
             await self._expire(meta)

@@ -74,7 +74,19 @@ def test_alter_replica_log_dirs_errors(make_cluster, tmp_path, kafka_admin):
         assert list(admin.alter_replica_log_dirs({replica: path}).values()) == [error], (replica, path)
 
 
-def test_a_broker_kept_in_memory_has_no_log_dirs(make_cluster, kafka_admin):
-    cluster = make_cluster(brokers=1, in_memory=True)
-    cluster.create_topic("orders", 1, 1)
-    assert kafka_admin(cluster).describe_log_dirs() == [{"broker": 1, "log_dirs": []}]
+def test_a_broker_kept_in_memory_reports_one_virtual_log_dir_with_real_sizes(make_cluster, kafka_admin):
+    """`minikafka serve --in-memory`: each broker answers with one log directory (a Kafka broker
+    always has one) holding its replicas and their sizes in bytes; the volume's size is unknown (-1)."""
+    cluster = make_cluster(brokers=2, in_memory=True)
+    cluster.create_topic("orders", 2, 2)
+    produce(cluster, "orders", 7, partition=0)
+    admin = kafka_admin(cluster)
+    assert wait_for(lambda: cluster.partition_state("orders", 0)["log_end_offsets"] == {1: 7, 2: 7})
+    for broker in (1, 2):
+        seen = dirs_of(admin, broker)
+        assert list(seen) == [f"/in-memory/broker-{broker}"]
+        replicas = seen[f"/in-memory/broker-{broker}"]["replicas"]
+        assert sorted(replicas) == [("orders", 0, False), ("orders", 1, False)]
+        assert replicas[("orders", 0, False)][0] > 7 * 10 and replicas[("orders", 1, False)] == (0, 0)
+    answer = next(b for b in admin.describe_log_dirs(brokers=[1]) if b["broker"] == 1)
+    assert (answer["log_dirs"][0]["total_bytes"], answer["log_dirs"][0]["usable_bytes"]) == (-1, -1)

@@ -188,19 +188,37 @@ def test_report_collects_every_failure_and_learner_exceptions(capsys):
 
 
 def test_a_cluster_that_hides_its_log_sizes_gets_a_sentence_not_zero(make_cluster):
-    """`minikafka serve --in-memory` answers DescribeLogDirs with no directory (so does Kafka to a
-    user without Describe on the cluster): sizes are unknown, not 0 bytes, which notebook 03
-    divided by."""
-    hidden = make_cluster(in_memory=True)
+    """A Kafka user without Describe on the cluster gets DescribeLogDirs refused
+    (CLUSTER_AUTHORIZATION_FAILED): sizes are unknown, not 0 bytes, which notebook 03 divided by."""
+    from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, AdminClient,
+                                       ResourcePatternType, ResourceType)
+    hidden = make_cluster(in_memory=True, config={
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "allow.everyone.if.no.acl.found": "true"})
     outside = handle.ClusterHandle(hidden.bootstrap_servers, None)  # as a notebook sees a cluster it did not start
     topic = course.new_topic("sizes", partitions=1, bootstrap=hidden.bootstrap_servers)
     course.produce_demo(topic, 5, bootstrap=hidden.bootstrap_servers)
+    assert outside.reveals_log_sizes(topic)
+    deny = AclBinding(ResourceType.BROKER, "kafka-cluster", ResourcePatternType.LITERAL, "User:ANONYMOUS", "*",
+                      AclOperation.DESCRIBE, AclPermissionType.DENY)
+    acl_admin = AdminClient({"bootstrap.servers": hidden.bootstrap_servers})
+    for future in acl_admin.create_acls([deny]).values():
+        future.result(10)
     assert not outside.reveals_log_sizes(topic)
     with pytest.raises(course.LogSizesHidden, match="does not show how big the logs of") as hidden_error:
         outside.log_sizes(topic)
     assert len(hidden_error.value._render_traceback_()) == 1
     with pytest.raises(course.LogSizesHidden):
         outside.replica_sizes(topic, 0)
+
+
+def test_a_cluster_kept_in_memory_shows_its_log_sizes(make_cluster):
+    """`minikafka serve --in-memory` answers DescribeLogDirs with one virtual directory per broker."""
+    memory = make_cluster(in_memory=True)
+    outside = handle.ClusterHandle(memory.bootstrap_servers, None)
+    topic = course.new_topic("sizes", partitions=1, bootstrap=memory.bootstrap_servers)
+    course.produce_demo(topic, 5, bootstrap=memory.bootstrap_servers)
+    assert outside.log_sizes(topic)[0] > 0 and outside.replica_sizes(topic, 0)[1] > 0
 
 
 def test_a_cluster_that_shows_its_log_sizes_over_describe_log_dirs(cluster):
