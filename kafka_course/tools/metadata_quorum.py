@@ -16,8 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import TYPE_CHECKING
 
 from .cluster_admin import CliError, add_bootstrap, connect, run
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _quorum(admin) -> tuple[dict, dict]:
+def _quorum(admin: KafkaAdminClient) -> tuple[dict, dict]:
     answer = admin.describe_metadata_quorum()
     partition = answer["topics"][0]["partitions"][0]
     if partition.get("error"):
@@ -45,7 +49,7 @@ def _endpoints(node: dict | None) -> list[str]:
     return [f"{e['name']}://{e['host']}:{e['port']}" for e in (node or {}).get("listeners", [])]
 
 
-def status(admin) -> None:
+def status(admin: KafkaAdminClient) -> None:
     q, nodes = _quorum(admin)
     voters, leader = q["current_voters"], q["leader_id"]
     leader_state = next((v for v in voters if v["replica_id"] == leader), None)
@@ -71,10 +75,11 @@ def _members(states: list[dict], nodes: dict) -> str:
     return json.dumps(out, separators=(", ", ": "))
 
 
-def replication(admin, human: bool) -> None:
+def replication(admin: KafkaAdminClient, human: bool) -> None:
     q, _ = _quorum(admin)
     now = int(time.time() * 1000)
-    rows = [("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")]
+    rows: list[tuple[object, ...]] = [("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp",
+                                       "LastCaughtUpTimestamp", "Status")]
     for kind, states in (("Voter", q["current_voters"]), ("Observer", q["observers"])):
         for s in states:
             role = "Leader" if s["replica_id"] == q["leader_id"] else "Follower" if kind == "Voter" else "Observer"
@@ -87,14 +92,14 @@ def replication(admin, human: bool) -> None:
         print("  ".join(f"{v!s:<{w}}" for v, w in zip(r, widths)).rstrip())
 
 
-def _when(timestamp: int, now: int, human: bool):
+def _when(timestamp: int, now: int, human: bool) -> int | str:
     if not human or timestamp < 0:
         return timestamp
     return f"{max(0, now - timestamp)} ms ago"
 
 
 def main(argv: list[str]) -> int:
-    def body(args) -> int:
+    def body(args: argparse.Namespace) -> int:
         admin = connect(args.bootstrap_server)
         try:
             status(admin) if args.status else replication(admin, args.human_readable)
