@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any, Literal
 
 from .i18n import _
@@ -99,7 +100,8 @@ class Report:
         return _("{passed} of {total} passed, {rest}.").format(
             passed=len(self.passed), total=plural(self.total, _("check"), _("checks")), rest=_(" and ").join(parts))
 
-    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         if exc is not None and not isinstance(exc, CheckFailed):
             self.check(False, "", _("The check stopped early: {error}: {message}").format(
                 error=type(exc).__name__, message=exc))

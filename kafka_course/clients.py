@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
@@ -20,6 +20,9 @@ from tqdm.auto import tqdm
 
 from .client_logs import quiet
 from .connection import current_bootstrap
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError
 
 _admins: dict[str, AdminClient] = {}
 
@@ -144,7 +147,9 @@ def produce_demo(topic: str, n: int = 100, *, key: Any = None, value: Any = None
     delivered: list[Message] = []
     errors: list[str] = []
 
-    def on_delivery(err, msg):
+    # msg: a confluent Message, Any because its stubs make topic, partition and offset optional (unset on
+    # an error event) and type headers loosely; a delivered record has them all
+    def on_delivery(err: KafkaError | None, msg: Any) -> None:
         if err is not None:
             errors.append(str(err))
         else:
@@ -180,7 +185,7 @@ def offsets(topic: str, *, bootstrap: str | None = None, timeout: float = 10) ->
     client = admin(bootstrap)
     tps = [TopicPartition(topic, p) for p in partitions_of(topic, bootstrap=bootstrap)]
 
-    def ask(spec):
+    def ask(spec: OffsetSpec) -> dict[int, int]:
         futures = client.list_offsets({tp: spec for tp in tps}, request_timeout=timeout)
         return {tp.partition: f.result(timeout).offset for tp, f in futures.items()}
     starts, ends = ask(OffsetSpec.earliest()), ask(OffsetSpec.latest())

@@ -29,6 +29,7 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Iterator
+from typing import Any
 from datetime import datetime, UTC
 
 # Locale -> weight: more shoppers from some countries than others, so per-country
@@ -156,7 +157,7 @@ class Pacer:
         return done / elapsed if elapsed > 0 else 0.0
 
 
-def events(count: int, seed: int | None = None, **kwargs) -> Iterator[dict]:
+def events(count: int, seed: int | None = None, **kwargs: Any) -> Iterator[dict]:  # FakeUsers' other arguments
     """``count`` events from a fresh ``FakeUsers`` (a bounded helper for loops)."""
     users = FakeUsers(seed=seed, **kwargs)
     for _ in range(count):

@@ -224,7 +224,7 @@ class ClusterHandle:
                                 f"Skip this cell, or unset {ENV_VAR} to run it on minikafka.")
         return self._embedded
 
-    def _call(self, method: str, what: str, *args) -> Any:
+    def _call(self, method: str, what: str, *args: Any) -> Any:
         fn = getattr(self._minikafka(what), method, None)
         if fn is None:
             raise NotImplementedError(f"This minikafka has no Cluster.{method}() yet, so {what} "

@@ -27,8 +27,8 @@ def with_this_python(notebook: dict[str, Any]) -> dict[str, Any]:
 class CourseContentsManager(AsyncLargeFileManager):
     """Jupyter's default contents manager, with each notebook's Python version set as above."""
 
-    async def get(self, path, content=True, type=None, format=None, require_hash=False,  # noqa: A002 - Jupyter's names
-                  **kwargs):
+    async def get(self, path: str, content: bool = True, type: str | None = None,  # noqa: A002 - Jupyter's names
+                  format: str | None = None, require_hash: bool = False, **kwargs: Any) -> dict[str, Any]:  # noqa: A002
         if require_hash:  # passed on only when asked for, as before: older jupyter_servers lack the argument
             kwargs["require_hash"] = require_hash
         model = await super().get(path, content=content, type=type, format=format, **kwargs)

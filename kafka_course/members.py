@@ -12,12 +12,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 
 from .connection import current_bootstrap
 from .i18n import N_, _
+
+if TYPE_CHECKING:
+    from kafka.consumer.fetcher import ConsumerRecord
 
 # Fast heartbeats make rebalances quick enough to watch; 6 s is the smallest session
 # timeout a real Kafka broker accepts by default (group.min.session.timeout.ms).
@@ -33,10 +36,10 @@ class _Tracker(ConsumerRebalanceListener):
     def __init__(self, member: GroupMember):
         self.member = member
 
-    def on_partitions_revoked(self, revoked):
+    def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
         self.member._changed("revoked", revoked)
 
-    def on_partitions_assigned(self, assigned):
+    def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
         self.member._changed("assigned", assigned)
 
 
@@ -118,14 +121,14 @@ class GroupMember:
                 consumer.close()
             self._changed("left", self.assignment())
 
-    def _handle(self, record) -> None:
+    def _handle(self, record: ConsumerRecord) -> None:
         if self.process is not None:
             self.process(record)
         if self.delay:
             time.sleep(self.delay)  # pretend work
         self.handled.append((record.partition, record.offset))
 
-    def _changed(self, what: str, partitions) -> None:
+    def _changed(self, what: str, partitions: Iterable[TopicPartition]) -> None:
         with self._lock:
             if what == "assigned":
                 self._partitions |= set(partitions)

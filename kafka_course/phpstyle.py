@@ -41,7 +41,9 @@ class RdKafkaMessage:
     headers: dict[str, bytes] | None
 
     @classmethod
-    def from_confluent(cls, msg) -> RdKafkaMessage:
+    # msg: a confluent Message, Any because its stubs type headers() as the dict produce() also takes and
+    # mypy does not narrow msg.partition() and msg.offset() (called twice) by their None tests
+    def from_confluent(cls, msg: Any) -> RdKafkaMessage:
         """Convert a ``confluent_kafka.Message`` (a record, or an event such as partition EOF)."""
         error = msg.error()
         payload = msg.value() if error is None else (error.str().encode() if error.code() < 0 else None)

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from confluent_kafka import ShareConsumer
+from confluent_kafka import Message, ShareConsumer
 
 from .client_logs import quiet
 from .clients import admin, producer
@@ -69,7 +69,7 @@ def produce_each(topic: str, values: Iterable[str], *, key: Any = None, bootstra
     return count
 
 
-def poll_one(consumer: ShareConsumer, timeout: float = 10.0):
+def poll_one(consumer: ShareConsumer, timeout: float = 10.0) -> Message | None:
     """The next record, or None after ``timeout`` seconds; an error record raises."""
     from confluent_kafka import KafkaException
     deadline = time.monotonic() + timeout
@@ -107,7 +107,7 @@ class ShareWorkers:
             thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         for thread in self._threads:
             thread.join(15)
@@ -148,7 +148,7 @@ class ShareWorkers:
         return _wait(lambda: self.total() >= records or bool(self.errors), timeout)
 
 
-def _wait(condition, timeout: float) -> bool:
+def _wait(condition: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():

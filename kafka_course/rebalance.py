@@ -23,11 +23,11 @@ import itertools
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, TopicPartition
 
 from .client_logs import quiet
 from .clients import admin, new_topic, producer
@@ -60,7 +60,7 @@ class Member(threading.Thread):
         self.consumer.subscribe([topic], on_revoke=self._on_revoke)
         self.start()
 
-    def _on_revoke(self, _consumer, partitions) -> None:
+    def _on_revoke(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self.revoked += len(partitions)
 
     def run(self) -> None:
@@ -135,7 +135,7 @@ def _produce_until(bootstrap: str, topic: str, stop: threading.Event, limit_s: f
     p.flush(10)
 
 
-def _until(condition, timeout: float, what: str) -> None:
+def _until(condition: Callable[[], object], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

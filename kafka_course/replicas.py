@@ -11,13 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.patches import Patch
 
 from .connection import current_bootstrap
 from .i18n import _
 from .views import LiveView, new_figure
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 _kafka_admins: dict[str, Any] = {}
 
@@ -58,7 +63,7 @@ class ReplicaState:
             replicas=list(self.replicas), isr=list(self.isr))
 
 
-def _kafka_admin(bootstrap: str):
+def _kafka_admin(bootstrap: str) -> KafkaAdminClient:
     from kafka.admin import KafkaAdminClient
     if bootstrap not in _kafka_admins:
         _kafka_admins[bootstrap] = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
@@ -122,7 +127,7 @@ class ReplicaMap(LiveView):
         self.topics = [topics] if isinstance(topics, str) else list(topics)
         self.bootstrap, self.title = bootstrap, title
 
-    def figure(self):
+    def figure(self) -> Figure:
         states = [s for t in self.topics for s in replica_states(t, bootstrap=self.bootstrap)]
         live = live_brokers(bootstrap=self.bootstrap)
         brokers = sorted(set(live) | {b for s in states for b in s.replicas})
@@ -161,7 +166,7 @@ def _row_label(state: ReplicaState, topics: int) -> str:
         partition=state.partition)
 
 
-def _mark(ax, x: float, y: float, role: str) -> None:
+def _mark(ax: Axes, x: float, y: float, role: str) -> None:
     colour = ROLE_COLOURS[role]
     letter = {"leader": "L", "in sync": "F", "out of sync": "F", "down": "×"}[role]
     filled = role != "out of sync"
@@ -209,7 +214,7 @@ class IsrTimeline(LiveView):
             last = key
         return lines
 
-    def figure(self):
+    def figure(self) -> Figure:
         brokers = sorted({b for _, _, s, live in self.samples for b in (*s.replicas, *live)})
         fig, ax = new_figure(9, 0.9 + 0.45 * max(1, len(brokers)))
         times = [t for t, *_ in self.samples]

@@ -26,6 +26,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .client_logs import client_log
 from .connection import current_bootstrap, embedded_at
@@ -33,6 +34,10 @@ from .handle import MinikafkaOnly, compose_running
 from .i18n import N_, _
 from .preflight import tcp_error
 from .wiretap import WireTap
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError
+    from confluent_kafka.admin import AdminClient
 
 __all__ = ["ADMIN", "OK", "SecuredCluster", "secured_cluster", "try_create_topic", "try_read", "try_write",
            "visible_topics", "write_compose_certificates"]
@@ -65,7 +70,7 @@ class SecuredCluster:
         return self.listeners[protocol]
 
     def login(self, user: str, password: str, protocol: str = "SASL_SSL", mechanism: str = "SCRAM-SHA-256",
-              **more) -> dict:
+              **more: Any) -> dict:
         """librdkafka (confluent-kafka) settings for ``user`` on the listener of ``protocol``."""
         settings = {"bootstrap.servers": self.listeners[protocol], "security.protocol": protocol,
                     "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password,
@@ -74,11 +79,11 @@ class SecuredCluster:
             settings["ssl.ca.location"] = str(self.ca_location)
         return {**settings, **more}
 
-    def admin_login(self, protocol: str = "SASL_SSL", **more) -> dict:
+    def admin_login(self, protocol: str = "SASL_SSL", **more: Any) -> dict:
         """The administrator's settings: a PLAIN login, sent only inside TLS by default."""
         return self.login(*ADMIN, protocol=protocol, mechanism="PLAIN", **more)
 
-    def admin(self, user: str | None = None, password: str | None = None, **more):
+    def admin(self, user: str | None = None, password: str | None = None, **more: Any) -> AdminClient:
         """A confluent-kafka AdminClient logged in as ``user`` (the administrator by default)."""
         from confluent_kafka.admin import AdminClient
         settings = self.login(user, password or "", **more) if user else self.admin_login(**more)
@@ -184,7 +189,7 @@ _WAIT = 10  # seconds an action may take before it counts as failed
 _REFUSED_LOGIN = ("SASL_AUTHENTICATION_FAILED", "SSL_HANDSHAKE_FAILED")
 
 
-def _error_name(error) -> str:
+def _error_name(error: KafkaError) -> str:
     from confluent_kafka import KafkaError
     if error.code() == KafkaError._AUTHENTICATION:  # librdkafka's name for a refused login
         return "SASL_AUTHENTICATION_FAILED"

@@ -69,7 +69,8 @@ class _Authority:
         return cls(key, cert)
 
     def sign(self, common_name: str, days: int, hosts: tuple[str, ...] = (),
-             usage: x509.ObjectIdentifier = ExtendedKeyUsageOID.SERVER_AUTH):
+             usage: x509.ObjectIdentifier = ExtendedKeyUsageOID.SERVER_AUTH
+             ) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
         builder = (x509.CertificateBuilder().subject_name(_name(common_name)).issuer_name(self.cert.subject)

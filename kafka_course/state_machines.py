@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .handle import cluster
 from .views import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 # -- state machines declared as data -------------------------------------------------------------
 BOX_H = 0.3  # half the height of a state's box, in data units (widths follow the names)
@@ -27,7 +31,7 @@ def show_state_machine(transitions: Sequence[tuple[Any, str, Any]], *, start: An
     plt.close(fig)
 
 
-def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = ""):
+def state_machine_figure(transitions: Sequence[tuple[Any, str, Any]], *, start: Any, title: str = "") -> Figure:
     """States in columns by distance from ``start``. Arrows between neighbouring columns
     are straight; arrows that go back or skip a column arc above (or below) the states, and
     arcs of the same event into the same state share one height and one label."""
@@ -85,7 +89,7 @@ def _box_text(state: Any) -> str:
     return name.replace("_", "\n", 1) if len(name) > 11 else name
 
 
-def _layers(transitions, start) -> list[list[Any]]:
+def _layers(transitions: Sequence[tuple[Any, str, Any]], start: Any) -> list[list[Any]]:
     """Breadth-first layers from ``start``; states with no way out go in a last layer."""
     states = list(dict.fromkeys([s for s, _, _ in transitions] + [d for _, _, d in transitions]))
     depth = {start: 0}
@@ -109,12 +113,12 @@ def _positions(layers: list[list[Any]]) -> dict[Any, tuple[float, float]]:
             for column, states in enumerate(layers) for i, state in enumerate(states)}
 
 
-def _edge_label(ax, x: float, y: float, label: str, **kw: Any) -> None:
+def _edge_label(ax: Axes, x: float, y: float, label: str, **kw: Any) -> None:
     ax.text(x, y, label, ha="center", fontsize=6.5, color="#333333", zorder=4,
             bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.9), **kw)
 
 
-def _path_arrow(ax, points: list[tuple[float, float]]) -> None:
+def _path_arrow(ax: Axes, points: list[tuple[float, float]]) -> None:
     from matplotlib.patches import FancyArrowPatch
     from matplotlib.path import Path
     codes = [Path.MOVETO] + [Path.CURVE3] * (len(points) - 1) if len(points) == 3 else [Path.MOVETO, Path.LINETO]
@@ -122,12 +126,12 @@ def _path_arrow(ax, points: list[tuple[float, float]]) -> None:
                                  color="#555555", linewidth=1.0, zorder=1))
 
 
-def _straight(ax, a: tuple[float, float], b: tuple[float, float], label: str) -> None:
+def _straight(ax: Axes, a: tuple[float, float], b: tuple[float, float], label: str) -> None:
     _path_arrow(ax, [a, b])
     _edge_label(ax, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.08, label, va="bottom")
 
 
-def _arc(ax, a: tuple[float, float], b: tuple[float, float], apex: float, label: str, side: str) -> None:
+def _arc(ax: Axes, a: tuple[float, float], b: tuple[float, float], apex: float, label: str, side: str) -> None:
     sign = 1 if side == "up" else -1
     nudge = 0.25 if b[0] < a[0] else -0.25  # leave and enter on the facing halves of the boxes
     p0 = (a[0] - nudge, a[1] + sign * BOX_H)
@@ -138,7 +142,7 @@ def _arc(ax, a: tuple[float, float], b: tuple[float, float], apex: float, label:
         _edge_label(ax, (p0[0] + p2[0]) / 2, apex, label, va="center")
 
 
-def _loop(ax, x: float, y: float, label: str, side: str) -> None:
+def _loop(ax: Axes, x: float, y: float, label: str, side: str) -> None:
     sign = 1 if side == "up" else -1
     p0, p2 = (x - 0.45, y + sign * BOX_H), (x + 0.45, y + sign * BOX_H)
     _path_arrow(ax, [p0, (x, y + sign * (BOX_H + 1.1)), p2])

@@ -12,13 +12,18 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import matplotlib
 from matplotlib.colors import ListedColormap
 
 from .clients import lag, offsets, partitions_of
 from .i18n import _
+
+if TYPE_CHECKING:
+    from IPython.display import DisplayHandle
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 _TAB10 = matplotlib.colormaps["tab10"]
 assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of colours
@@ -39,9 +44,9 @@ class LiveView:
     """A figure that can be shown once and redrawn in the same place."""
 
     def __init__(self) -> None:
-        self._handle = None
+        self._handle: DisplayHandle | None = None
 
-    def figure(self):  # pragma: no cover - every view defines it
+    def figure(self) -> Figure:  # pragma: no cover - every view defines it
         raise NotImplementedError
 
     def show(self) -> None:
@@ -56,7 +61,7 @@ class LiveView:
             _display(self.figure(), self._handle)
 
 
-def _display(fig, handle=None):
+def _display(fig: Figure, handle: DisplayHandle | None = None) -> DisplayHandle | None:
     import matplotlib.pyplot as plt
     from IPython.display import display
     if handle is None:
@@ -67,7 +72,7 @@ def _display(fig, handle=None):
     return handle
 
 
-def new_figure(width: float, height: float):
+def new_figure(width: float, height: float) -> tuple[Figure, Axes]:
     import matplotlib.pyplot as plt
     return plt.subplots(figsize=(width, height), layout="constrained")
 
@@ -80,7 +85,7 @@ class OffsetsView(LiveView):
         super().__init__()
         self.topic, self.bootstrap, self.title = topic, bootstrap, title
 
-    def figure(self):
+    def figure(self) -> Figure:
         parts = offsets(self.topic, bootstrap=self.bootstrap)
         fig, ax = new_figure(8, 0.5 + 0.45 * len(parts))
         rows = [_("partition {partition}").format(partition=o.partition) for o in parts]
@@ -90,7 +95,8 @@ class OffsetsView(LiveView):
         top = max([o.high_watermark for o in parts] + [1])
         for row, o in zip(rows, parts):  # the offsets stored, as the text says them: 0..20 for 21 records
             stored = f"{o.log_start_offset}..{o.high_watermark - 1}" if o.records else _("empty")
-            ax.text(o.high_watermark + top * 0.01, row, stored, va="center")
+            # y is the bar's label: a categorical axis takes it, though Axes.text is typed for a float
+            ax.text(o.high_watermark + top * 0.01, row, stored, va="center")  # type: ignore[arg-type]
         ax.set_xlim(0, top * 1.2)
         ax.invert_yaxis()
         ax.set_xlabel(_("offset (log start offset .. high watermark)"))
@@ -148,12 +154,12 @@ class AssignmentTimeline(LiveView):
         self.samples.append((time.monotonic() - self._start, label, owners))
         return owners
 
-    def colour(self, member: str):
+    def colour(self, member: str) -> tuple[float, float, float]:
         if member not in self._colour:
             self._colour[member] = COLOURS[len(self._colour) % len(COLOURS)]
         return self._colour[member]
 
-    def figure(self):
+    def figure(self) -> Figure:
         fig, ax = new_figure(9, 0.8 + 0.4 * len(self.partitions))
         times = [t for t, _label, _owners in self.samples]
         end = (times[-1] if times else 0) + max(0.5, 0.05 * (times[-1] if times else 1))
@@ -230,7 +236,7 @@ class LagTimeline(LiveView):
         self.samples.append((time.monotonic() - self._start, now))
         return now
 
-    def figure(self):
+    def figure(self) -> Figure:
         fig, ax = new_figure(8, 3.2)
         times = [t for t, _lags in self.samples]
         partitions = sorted({p for _t, lags in self.samples for p in lags})

@@ -84,5 +84,5 @@ class WireTap:
     def __enter__(self) -> WireTap:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

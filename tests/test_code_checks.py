@@ -5,8 +5,8 @@
   one way, the translation build's parts stand on one shared module, and no package has
   import cycles (contracts in pyproject.toml).
 - ruff: the lint rules in pyproject.toml, over everything Python in the repository.
-- mypy: the whole broker (minikafka) and course package (kafka_course) type-check, the broker's handlers
-  fully annotated (pyproject.toml).
+- mypy: the whole broker (minikafka) and course package (kafka_course) type-check, every function of
+  both annotated (pyproject.toml).
 """
 
 from __future__ import annotations

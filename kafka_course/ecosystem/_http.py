@@ -73,7 +73,7 @@ def _handler_for(server: JsonServer) -> type[BaseHTTPRequestHandler]:
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve
 
-        def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
             pass  # a notebook has no use for an access log
 
     return Handler

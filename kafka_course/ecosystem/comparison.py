@@ -22,11 +22,15 @@ import contextlib
 import time
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from confluent_kafka import Producer, TopicPartition
 
 from ..i18n import _
 from ._kafka import ensure_topic, reader
+
+if TYPE_CHECKING:
+    from nats.aio.msg import Msg
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ async def nats_throughput(url: str, n: int, size: int = 100, timeout: float = 30
     subject = f"throughput.{uuid.uuid4().hex[:6]}"
     received, all_in = 0, asyncio.Event()
 
-    async def on_message(msg):
+    async def on_message(msg: Msg) -> None:
         nonlocal received
         received += 1
         if received >= n:

@@ -28,9 +28,12 @@ offsets topic).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from confluent_kafka import ConsumerGroupTopicPartitions, Producer
+from typing import Any
+
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, Producer
 
 from ..client_logs import quiet
 from ._kafka import admin, ensure_topic, key_and_value, partitions, position, read_to_end
@@ -153,8 +156,10 @@ class MirrorMaker:
         return report
 
     @staticmethod
-    def _delivered(report: MirrorReport, upstream: int):
-        def done(err, msg):
+    def _delivered(report: MirrorReport, upstream: int) -> Callable[[KafkaError | None, Any], None]:
+        # msg: a confluent Message, Any because its stubs make partition and offset optional (they are
+        # unset on an error event); a delivered record has both
+        def done(err: KafkaError | None, msg: Any) -> None:
             if err is None:
                 report.offsets[(msg.partition(), upstream)] = msg.offset()
         return done

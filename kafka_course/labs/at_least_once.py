@@ -23,11 +23,14 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from kafka import KafkaConsumer
 
 _WRITES = ("insert", "update", "replace", "delete", "upsert")
 
@@ -83,7 +86,7 @@ class Lab:
         from ..clients import lag
         return sum(lag(self.group, self.topic, bootstrap=self.bootstrap).values()) == 0
 
-    def consumer(self, **settings: Any):
+    def consumer(self, **settings: Any) -> KafkaConsumer:
         """A kafka-python consumer in the lab's group, subscribed to the payments topic."""
         from kafka import KafkaConsumer
         config = {"bootstrap_servers": self.bootstrap, "group_id": self.group, "auto_offset_reset": "earliest",

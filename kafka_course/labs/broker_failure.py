@@ -29,11 +29,17 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..i18n import _
 from .failure_script import FailureScript, Window
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError, Producer
+
+    from ..handle import PartitionState
 
 
 def judged() -> tuple[str, ...]:
@@ -60,7 +66,9 @@ class Trial:
     def sent(self) -> int:
         return len(self.sent_at)
 
-    def delivered(self, err, msg) -> None:
+    # msg: a confluent Message, Any because its stubs allow no partition and no value, and every record
+    # this lab sends has both
+    def delivered(self, err: KafkaError | None, msg: Any) -> None:
         with self._lock:
             if err is None:
                 self.acked.setdefault(msg.partition(), []).append(msg.value())
@@ -84,7 +92,7 @@ class Trial:
 class _Writer:
     """Produces numbered records as fast as the producer accepts them, until stopped."""
 
-    def __init__(self, producer, trial: Trial):
+    def __init__(self, producer: Producer, trial: Trial) -> None:
         self.producer, self.trial = producer, trial
         self._stop = threading.Event()
         self.fatal = False  # the producer stopped on a fatal error: nothing more to flush
@@ -110,7 +118,7 @@ class _Writer:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(10)
         if self.fatal:  # a fatal producer hands back no more reports (flush would fail inside them)
@@ -168,7 +176,7 @@ def check(topic_settings: dict[str, Any], producer_settings: dict[str, Any], *,
         return trial
 
 
-def _create(new_topic, settings: dict[str, Any], servers: str) -> str:
+def _create(new_topic: Callable[..., str], settings: dict[str, Any], servers: str) -> str:
     return new_topic("lab05-orders", partitions=int(settings.get("partitions", 3)),
                      replication_factor=int(settings.get("replication_factor", -1)),
                      config=settings.get("config") or {}, bootstrap=servers)
@@ -235,7 +243,7 @@ def _judge(report: Report, trial: Trial, servers: str, out_of_sync: Window | Non
                    "recognise them.").format(count=len(twice), example=twice[0].decode() if twice else ""))
 
 
-def _unclean_leader(window: Window | None):
+def _unclean_leader(window: Window | None) -> PartitionState | None:
     """A partition led, while its in-sync replicas were all stopped, by a replica that was out of sync.
 
     Only asked when the topic allows unclean elections: otherwise a replica that left the ISR

@@ -82,7 +82,7 @@ def _measured(workload: str, system: str, address: str, settings: dict) -> Run:
     return run
 
 
-def _problem(workload: str, choice) -> str | None:
+def _problem(workload: str, choice: object) -> str | None:
     """A sentence if ``choice`` is not a (system, settings) pair this workload can run."""
     if not isinstance(choice, (tuple, list)) or len(choice) != 2 or not isinstance(choice[1], dict):
         return _("CHOICES[{workload!r}] should be a pair like ('kafka', {{}}), not {choice!r}.").format(
@@ -101,7 +101,7 @@ def _problem(workload: str, choice) -> str | None:
     return None
 
 
-def _address(system: str, bootstrap, rabbitmq_url, nats_url) -> str:
+def _address(system: str, bootstrap: str | None, rabbitmq_url: str | None, nats_url: str | None) -> str:
     if system == "kafka":
         from ..connection import current_bootstrap
         return bootstrap or current_bootstrap()

@@ -24,10 +24,15 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka import Producer
+
+    from ..handle import ClusterHandle
 
 
 @dataclass
@@ -95,7 +100,7 @@ def prepare(*, bootstrap: str | None = None, accounts: int = 12, events: int = 4
     return Bank(events_topic, snapshot_topic, servers, expected, closed)
 
 
-def _write(writer, events_topic: str, snapshot_topic: str, history: list, snapshots: list) -> None:
+def _write(writer: Producer, events_topic: str, snapshot_topic: str, history: list, snapshots: list) -> None:
     for i, (event, (name, balance)) in enumerate(zip(history, snapshots)):
         writer.produce(events_topic, key=name, value=json.dumps(event))
         value = None if balance is None else json.dumps({"account": name, "balance": balance})
@@ -105,7 +110,7 @@ def _write(writer, events_topic: str, snapshot_topic: str, history: list, snapsh
     writer.flush(30)
 
 
-def _compact(handle, topic: str) -> None:
+def _compact(handle: ClusterHandle, topic: str) -> None:
     """Close the active segments and run the log cleaner now (minikafka only).
 
     The cleaner never touches a partition's active segment, so each one is rolled

@@ -33,11 +33,16 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan, read_topic, transform
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer, Producer
+
+    from .transactional_log import Written
 
 _BOUNDARIES = ("flush", "send_offsets_to_transaction", "commit_transaction")
 
@@ -53,7 +58,7 @@ TRANSACTION = 25  # input orders per transaction of the shop's own producer
 class CrashingProducer:
     """A confluent-kafka Producer that dies right after some calls (see the module docstring)."""
 
-    def __init__(self, producer, mid: CrashPlan, end: CrashPlan):
+    def __init__(self, producer: Producer, mid: CrashPlan, end: CrashPlan) -> None:
         self._producer, self._mid, self._end = producer, mid, end
         self._batch = False  # records produced since the last flush or commit
 
@@ -91,7 +96,7 @@ class CrashingConsumer:
     """A confluent-kafka Consumer that dies right after a ``commit()`` that returned while the
     producer's batch was not yet committed (see the module docstring)."""
 
-    def __init__(self, consumer, producer: CrashingProducer, plan: CrashPlan):
+    def __init__(self, consumer: Consumer, producer: CrashingProducer, plan: CrashPlan) -> None:
         self._consumer, self._producer, self._plan = consumer, producer, plan
 
     def commit(self, *args: Any, **kwargs: Any) -> Any:
@@ -196,7 +201,7 @@ def _write_orders(servers: str, topic: str, orders: int) -> set[int]:
     return cancelled
 
 
-def _transaction(shop, topic: str, ids: range, *, commit: bool) -> None:
+def _transaction(shop: Producer, topic: str, ids: range, *, commit: bool) -> None:
     shop.begin_transaction()
     for i in ids:
         shop.produce(topic, json.dumps({"id": i, "amount_cents": 500 + 13 * i}).encode(), f"customer-{i % 23}")
@@ -297,7 +302,7 @@ def _judge_orders(report: Report, lab: Lab, ids: Counter, wrong: list) -> None:
                      count=len(wrong), example=wrong[0] if wrong else ""))
 
 
-def _judge_transactions(report: Report, log) -> None:
+def _judge_transactions(report: Report, log: Written) -> None:
     if log.how == "segments":
         seen = _("{transactional} of its {data} data batches are transactional and {markers} commit or abort "
                  "markers follow them").format(transactional=log.transactional_batches, data=log.data_batches,

@@ -37,11 +37,14 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..guarantees import Crash, CrashPlan
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka import Message
 
 WORK_SECONDS = 0.020  # what handling one sign-up costs; it keeps the run long enough for B to join
 # and take a share (with 0.010, A finished the last 150 sign-ups before B had any on a busy CI machine)
@@ -117,14 +120,16 @@ class Lab:
                 for m in self.members)))
 
     # -- the members ----------------------------------------------------------------------------
-    def _start_member(self, name: str, worker, settings) -> None:
+    def _start_member(self, name: str, worker: Callable[[Any, Callable[[Any], None]], Any],
+                      settings: Mapping[str, Any]) -> None:
         member = Member(name)
         member.thread = threading.Thread(target=self._member_loop, args=(member, worker, dict(settings)),
                                          name=f"lab10-member-{name}", daemon=True)
         self.members.append(member)
         member.thread.start()
 
-    def _member_loop(self, member: Member, worker, settings: dict) -> None:
+    def _member_loop(self, member: Member, worker: Callable[[Any, Callable[[Any], None]], Any],
+                     settings: dict) -> None:
         from confluent_kafka import Consumer
 
         from ..client_logs import quiet
@@ -149,7 +154,7 @@ class Lab:
             finally:
                 consumer.close()
 
-    def _process(self, member: Member, message) -> None:
+    def _process(self, member: Member, message: Message | None) -> None:
         """The sign-up service's work for one record; it may crash before the work is done."""
         if message is None or message.error() is not None:
             return
@@ -274,7 +279,7 @@ def _check_partitions(report: Report, lab: Lab) -> set[int]:
     return read
 
 
-def _check_nothing_lost(report: Report, lab: Lab, settings, read: set[int]) -> None:
+def _check_nothing_lost(report: Report, lab: Lab, settings: Mapping[str, Any], read: set[int]) -> None:
     processed = _processed(lab)
     committed = _committed(lab)
     lost = sorted(k for k in lab.records if k[0] in read and k not in processed and k[1] < (committed.get(k[0]) or 0))

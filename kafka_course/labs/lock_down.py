@@ -23,9 +23,13 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..checks import Report
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError, Message
 from ..secured import (ADMIN, OK, SecuredCluster, secured_cluster, try_create_topic, try_read, try_write,
                        visible_topics)
 
@@ -266,9 +270,9 @@ def _write_each(settings: dict, topics: tuple[str, ...]) -> dict[str, str]:
     if not topics:
         return {}
     producer = Producer({**settings, "message.timeout.ms": _WAIT * 1000})
-    results: dict[str, str] = {}
+    results: dict[str | None, str] = {}  # keyed by Message.topic(), which confluent types as optional
 
-    def delivered(err, msg) -> None:
+    def delivered(err: KafkaError | None, msg: Message) -> None:
         results[msg.topic()] = OK if err is None else err.name()
     for topic in topics:
         producer.produce(topic, b"probe", on_delivery=delivered)

@@ -23,10 +23,14 @@ import datetime
 import time
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..commands import shell  # noqa: F401 - the lab notebooks import it from here
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
 
 AUDIT_PARTITIONS = 4
 AUDIT_CONFIGS = {"retention.ms": "259200000", "max.message.bytes": "2097152"}  # 3 days, 2 MiB
@@ -119,7 +123,7 @@ def check(lab: Lab, answers: dict) -> None:
         _check_answers(report, lab, answers or {}, expected)
 
 
-def _admin(lab: Lab):
+def _admin(lab: Lab) -> AdminClient:
     from ..clients import admin
     return admin(lab.bootstrap)
 
@@ -256,7 +260,7 @@ def _check_answers(report: Report, lab: Lab, answers: dict, replay: dict[int, in
                          key=key, given=given, where=where[key]))
 
 
-def _as_int(value) -> int | None:
+def _as_int(value: Any) -> int | None:  # an answer the learner wrote: any type at all
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -47,7 +47,7 @@ def check(murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int
                 break
 
 
-def _check_own_work(report: Report, murmur2, partition) -> bool:
+def _check_own_work(report: Report, murmur2: Callable[[bytes], int], partition: Callable[[bytes, int], int]) -> bool:
     found = borrowed(murmur2) or borrowed(partition)
     if found:
         return report.check(False, "", _("{found}. The lab asks you to write the hash yourself, following the steps "
@@ -61,7 +61,7 @@ def _check_own_work(report: Report, murmur2, partition) -> bool:
                         if stub else "")
 
 
-def _constant(fn, calls: list[tuple]) -> tuple[str, object] | None:
+def _constant(fn: Callable[..., object], calls: list[tuple]) -> tuple[str, object] | None:
     """(name, value) when ``fn`` gives one and the same value for every call: a stub, not a hash.
     An error is left to the checks that follow, which say where it happened."""
     try:
@@ -71,7 +71,7 @@ def _constant(fn, calls: list[tuple]) -> tuple[str, object] | None:
     return (getattr(fn, "__name__", "function"), values.pop()) if len(values) == 1 else None
 
 
-def _check_hash(report: Report, murmur2) -> bool:
+def _check_hash(report: Report, murmur2: Callable[[bytes], int]) -> bool:
     for key in SAMPLE_KEYS:
         ok, got = report.attempt(murmur2, key, what=f"murmur2({key!r})")
         if not ok:
@@ -97,7 +97,7 @@ def _where(key: bytes) -> str:
     return _("{first} and {second}").format(first=_(TAIL_HINT[0]), second=_(TAIL_HINT[len(key) % 4]))
 
 
-def _check_partition(report: Report, partition, partitions: int) -> bool:
+def _check_partition(report: Report, partition: Callable[[bytes, int], int], partitions: int) -> bool:
     for count in (1, 3, partitions, 7):
         for key in SAMPLE_KEYS:
             ok, got = report.attempt(partition, key, count, what=f"partition({key!r}, {count})")
@@ -124,7 +124,8 @@ def _sign_hint(key: bytes, count: int, got: int) -> str:
                    "`& 0x7fffffff` before taking the remainder.").format(key=key, hash=h, mistake=mistake)
 
 
-def _check_against_broker(report: Report, partition, bootstrap, partitions: int, keys: int) -> bool:
+def _check_against_broker(report: Report, partition: Callable[[bytes, int], int], bootstrap: str | None,
+                          partitions: int, keys: int) -> bool:
     from kafka import KafkaProducer
 
     from ..connection import current_bootstrap
@@ -136,7 +137,8 @@ def _check_against_broker(report: Report, partition, bootstrap, partitions: int,
     producer.flush(timeout=30)
     producer.close()
     stored = consume_all(topic, bootstrap=bootstrap, timeout=30)
-    misplaced = [r for r in stored if partition(r.key, partitions) != r.partition]
+    # every record above was sent with a key (a consumed record's key is typed bytes | None)
+    misplaced = [r for r in stored if partition(r.key, partitions) != r.partition]  # type: ignore[arg-type]
     return report.check(len(stored) == keys and not misplaced,
                         _("all {keys} records that kafka-python sent are in the partition your function "
                           "predicts").format(keys=keys),

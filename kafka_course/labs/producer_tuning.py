@@ -32,11 +32,16 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..client_logs import quiet
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError, Message, Producer
+
+    from minikafka.api import Cluster
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ def orders(n: int, seed: int = 3) -> list[bytes]:
 
 # -- the cluster the check measures on ------------------------------------------------------------
 @contextmanager
-def _cluster() -> Iterator[Any]:
+def _cluster() -> Iterator[Cluster]:
     """Three brokers, every topic on all three, acks=all needing two of them."""
     from minikafka.api import Cluster
     cluster = Cluster(brokers=3, config={"min.insync.replicas": 2, "group.initial.rebalance.delay.ms": 0}).start()
@@ -127,31 +132,32 @@ def _cluster() -> Iterator[Any]:
         cluster.stop()
 
 
-def _producer(cluster, settings: Mapping[str, Any]):
+def _producer(cluster: Cluster, settings: Mapping[str, Any]) -> Producer:
     from confluent_kafka import Producer
     return Producer(quiet({**settings, "bootstrap.servers": cluster.bootstrap_servers}))
 
 
-def _close(producer) -> None:
+def _close(producer: Producer) -> None:
     producer.purge()
     producer.flush(1)
     producer.close()
 
 
-def _topic(cluster, name: str, partitions: int) -> str:
+def _topic(cluster: Cluster, name: str, partitions: int) -> str:
     topic = f"{name}-{os.urandom(3).hex()}"
     cluster.create_topic(topic, partitions=partitions, replication_factor=3)
     return topic
 
 
 # -- the four measurements --------------------------------------------------------------------------
-def _bulk(cluster, settings, records: list[bytes], window: float) -> tuple[int, float, list[str], str]:
+def _bulk(cluster: Cluster, settings: Mapping[str, Any], records: list[bytes],
+          window: float) -> tuple[int, float, list[str], str]:
     """Send every record as fast as the producer takes them; count what is acknowledged in ``window`` s."""
     topic = _topic(cluster, "bulk", 3)
     counts = [0]
     errors: list[str] = []
 
-    def on_delivery(err, _msg):
+    def on_delivery(err: KafkaError | None, _msg: Message) -> None:
         if err is None:
             counts[0] += 1
         elif len(errors) < 3 and err.code() not in _PURGED:
@@ -175,7 +181,7 @@ def _bulk(cluster, settings, records: list[bytes], window: float) -> tuple[int, 
     return delivered, seconds, errors, topic
 
 
-def _stored(cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
+def _stored(cluster: Cluster, topic: str) -> tuple[int, int, int, tuple[str, ...]]:
     """Bytes, batches, records and compression codecs in the leaders' segment files."""
     from minikafka.api import COMPRESSION_NAMES
     size = batches = records = 0
@@ -198,7 +204,7 @@ def _batch_headers(path: str) -> list:
         os.close(fd)
 
 
-def _trickle(cluster, settings) -> list[float]:
+def _trickle(cluster: Cluster, settings: Mapping[str, Any]) -> list[float]:
     """Milliseconds from produce() to acknowledgement for a source sending one record every 10 ms."""
     topic = _topic(cluster, "trickle", 1)
     producer = _producer(cluster, settings)
@@ -207,8 +213,8 @@ def _trickle(cluster, settings) -> list[float]:
     latencies: dict[int, float] = {}
     for i, record in enumerate(orders(TRICKLE_RECORDS, seed=9)):
         sent = time.perf_counter()
-        producer.produce(topic, record,
-                         on_delivery=lambda err, _m, i=i, t=sent: latencies.__setitem__(
+        producer.produce(topic, record,  # mypy cannot infer a lambda whose defaults bind i and t
+                         on_delivery=lambda err, _m, i=i, t=sent: latencies.__setitem__(  # type: ignore[misc]
                              i, (time.perf_counter() - t) * 1000 if err is None else float("inf")))
         producer.poll(0)
         time.sleep(TRICKLE_EVERY)
@@ -219,7 +225,7 @@ def _trickle(cluster, settings) -> list[float]:
     return sorted(list(latencies.values()) + [float("inf")] * (TRICKLE_RECORDS - len(latencies)))
 
 
-def _crash_probe(cluster, settings) -> tuple[int, int, int]:
+def _crash_probe(cluster: Cluster, settings: Mapping[str, Any]) -> tuple[int, int, int]:
     """Acknowledged, acknowledged without offset, and lost records when the leader crashes after the acks."""
     topic = _topic(cluster, "durable", 1)
     leader = cluster.partition_state(topic)["leader"]
@@ -228,10 +234,11 @@ def _crash_probe(cluster, settings) -> tuple[int, int, int]:
     producer.list_topics(topic, timeout=10)
     for b in followers:
         cluster.slow_broker(b, FOLLOWER_DELAY_MS)
-    acked: list[tuple[bytes, int | None]] = []
+    acked: list[tuple[bytes | None, int | None]] = []
     for i in range(PROBE_RECORDS):
         producer.produce(topic, f"order {i}".encode(), on_delivery=lambda err, m: acked.append(
-            (m.value(), m.offset() if m.offset() is not None and m.offset() >= 0 else None)) if err is None else None)
+            (m.value(), m.offset() if m.offset() is not None and m.offset() >= 0 else None))  # type: ignore[operator]
+            if err is None else None)  # (mypy does not narrow the second m.offset() by the first)
     producer.flush(15)
     cluster.crash_broker(leader)
     _close(producer)
@@ -242,7 +249,7 @@ def _crash_probe(cluster, settings) -> tuple[int, int, int]:
     return len(acked), sum(1 for _, offset in acked if offset is None), lost
 
 
-def _read_after_failover(cluster, topic: str, old_leader: int) -> set[bytes | None]:
+def _read_after_failover(cluster: Cluster, topic: str, old_leader: int) -> set[bytes | None]:
     from confluent_kafka import Consumer, TopicPartition
     deadline = time.monotonic() + 10
     while cluster.partition_state(topic)["leader"] in (old_leader, -1) and time.monotonic() < deadline:
@@ -280,7 +287,7 @@ def measure(settings: Mapping[str, Any], *, records: int = RECORDS, show: bool =
     return m
 
 
-def _measure_bulk(cluster, settings, records: int, m: Measurement) -> None:
+def _measure_bulk(cluster: Cluster, settings: Mapping[str, Any], records: int, m: Measurement) -> None:
     delivered, seconds, errors, topic = _bulk(cluster, settings, orders(records), records / BUDGET.throughput)
     size, batches, stored, codecs = _stored(cluster, topic)
     m.delivered, m.seconds, m.errors = delivered, seconds, tuple(errors)
@@ -288,7 +295,7 @@ def _measure_bulk(cluster, settings, records: int, m: Measurement) -> None:
     m.codecs, m.bytes_per_record = codecs, size / stored if stored else 0.0
 
 
-def _measure_latency(cluster, settings, m: Measurement) -> None:
+def _measure_latency(cluster: Cluster, settings: Mapping[str, Any], m: Measurement) -> None:
     latencies = _trickle(cluster, settings)
     m.p95_ms = latencies[int(0.95 * len(latencies)) - 1]
     m.p50_ms = statistics.median(latencies)
@@ -306,7 +313,7 @@ def _quiet_crash() -> Iterator[None]:
         log.setLevel(level)
 
 
-def _again(settings, records: int, m: Measurement) -> Measurement:
+def _again(settings: Mapping[str, Any], records: int, m: Measurement) -> Measurement:
     """A near miss gets a second run on a fresh cluster; the better result of each kind counts."""
     near_throughput = BUDGET.throughput / 2 <= m.throughput < BUDGET.throughput
     near_latency = BUDGET.latency_ms < m.p95_ms <= 2.5 * BUDGET.latency_ms

@@ -49,7 +49,7 @@ class Backlog:
     crashed: tuple[int, int] | None = None  # (partition, offset) of the order the killed worker never handled
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def handle(self, worker: str, record) -> None:
+    def handle(self, worker: str, record: Any) -> None:  # the learner's polled record: .partition, .offset
         """Process one order: it takes a little time (as real work does), then is written
         down with who handled it. The cost keeps one early worker from finishing the whole
         backlog before the others have joined the group. Once, worker a's process is killed

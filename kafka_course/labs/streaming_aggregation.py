@@ -23,11 +23,17 @@ import tempfile
 import threading
 import uuid
 from collections import Counter
+from collections.abc import Callable, Iterable
 from datetime import datetime, UTC
+from typing import TYPE_CHECKING, Any
 
 from ..checks import Report
 from ..i18n import _
 from . import late_signups as late
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
 
 SIGNUP_SCHEMA = ("user_id string, name string, email string, country string, registered_year int, "
                  "plan string, channel string, signup_ts timestamp")
@@ -53,7 +59,7 @@ def prepare(bootstrap: str, count: int = 400, seed: int = 2024, interval: float 
     return topic
 
 
-def signup_stream(spark, bootstrap: str, topic: str):
+def signup_stream(spark: SparkSession, bootstrap: str, topic: str) -> DataFrame:
     """The parsed sign-up stream the learner's function receives."""
     from pyspark.sql import functions as F
 
@@ -63,7 +69,7 @@ def signup_stream(spark, bootstrap: str, topic: str):
     return raw.select(F.from_json(F.col("value").cast("string"), SIGNUP_SCHEMA).alias("s")).select("s.*")
 
 
-def check(spark, per_decade, *, bootstrap: str, seed: int = 2024) -> None:
+def check(spark: SparkSession, per_decade: Callable[[DataFrame], Any], *, bootstrap: str, seed: int = 2024) -> None:
     """Run the learner's ``per_decade`` on late and on-time sign-ups; raises ``CheckFailed`` on a miss."""
     with Report(_("Lab 11: registrations per decade in 10-second windows")) as report:
         topic = late.new_topic(bootstrap)
@@ -82,12 +88,12 @@ def check(spark, per_decade, *, bootstrap: str, seed: int = 2024) -> None:
         _compare(report, rows, plan)
 
 
-def _not_run(report: Report, checks) -> None:
+def _not_run(report: Report, checks: Iterable[str]) -> None:
     for what in checks:
         report.not_run(what)
 
 
-def _shape_ok(report: Report, result) -> bool:
+def _shape_ok(report: Report, result: Any) -> bool:  # whatever the learner's per_decade returned
     from pyspark.sql import DataFrame
     if not report.check(isinstance(result, DataFrame) and result.isStreaming,
                         _("per_decade returns a streaming DataFrame"),
@@ -110,7 +116,8 @@ def _busy(error: BaseException) -> bool:
     return isinstance(error, TimeoutError) or WORKER_LATE in str(error)
 
 
-def _run(spark, result, report: Report, bootstrap: str, topic: str, plan, last_try: bool = True) -> list | None:
+def _run(spark: SparkSession, result: DataFrame, report: Report, bootstrap: str, topic: str,
+         plan: list[late.Round], last_try: bool = True) -> list | None:
     """Start the query in append mode, feed the rounds one by one, and return the rows written
     (raises ``_Busy`` when it is not the last try and the machine, not the query, stopped it)."""
     from pyspark.sql import functions as F
@@ -143,7 +150,7 @@ def _run(spark, result, report: Report, bootstrap: str, topic: str, plan, last_t
     return rows
 
 
-def _process(query, seconds: float, what: str) -> None:
+def _process(query: StreamingQuery, seconds: float, what: str) -> None:
     """``processAllAvailable()``, bounded: a query that cannot keep up is stopped with a sentence."""
     outcome: list[BaseException | None] = []
 
@@ -180,7 +187,7 @@ def _refused(report: Report, error: Exception) -> None:
     return None
 
 
-def _compare(report: Report, rows: list, plan) -> None:
+def _compare(report: Report, rows: list, plan: list[late.Round]) -> None:
     start = late.START
     got = Counter({(int(r.start - start), r.decade): r["count"] for r in rows})
     want = late.expected(plan)
@@ -200,7 +207,7 @@ def _compare(report: Report, rows: list, plan) -> None:
     _judge_counts(report, got, want)
 
 
-def _judge_late(report: Report, got: Counter, want: Counter, plan) -> None:
+def _judge_late(report: Report, got: Counter, want: Counter, plan: list[late.Round]) -> None:
     a_little, too_late = plan[1].late, plan[2].late
     w1, w2 = late.window_of(a_little[0]), late.window_of(too_late[0])
     dropped = late.window_total(want, w1) - late.window_total(got, w1)

@@ -16,10 +16,15 @@ against minikafka and real Kafka alike:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from . import offsets as off
 from .options import SourceOptions, group_id
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from confluent_kafka import Consumer, KafkaError, Message, Producer
 
 READ_CHUNK = 5_000  # records per consume() call and per Arrow batch
 ERR_PARTITION_EOF, ERR_OFFSET_RESET = -191, -140
@@ -38,7 +43,7 @@ def consumer_config(client: dict[str, str]) -> dict:
     return conf
 
 
-def _consumer(client: dict[str, str]):
+def _consumer(client: dict[str, str]) -> Consumer:
     from confluent_kafka import Consumer
     try:
         return Consumer(consumer_config(client))
@@ -51,7 +56,7 @@ class OffsetQuery:
 
     def __init__(self, options: SourceOptions, timeout: float = 30.0):
         self.options, self.timeout = options, timeout
-        self._consumer = None
+        self._consumer: Consumer | None = None
 
     def partitions(self) -> list[off.TopicPartition]:
         """The partitions the subscription covers right now (topics that do not exist yet: none)."""
@@ -80,13 +85,13 @@ class OffsetQuery:
             self._consumer.close()
             self._consumer = None
 
-    def _client(self):
+    def _client(self) -> Consumer:
         if self._consumer is None:
             self._consumer = _consumer(self.options.client)
         return self._consumer
 
 
-def read_range(rng: off.OffsetRange, options: SourceOptions, arrow_schema) -> Iterator:
+def read_range(rng: off.OffsetRange, options: SourceOptions, arrow_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """Yield the records of ``rng`` as Arrow record batches of the Kafka source schema."""
     from confluent_kafka import TopicPartition
     consumer = _consumer(options.client)
@@ -103,7 +108,7 @@ def read_range(rng: off.OffsetRange, options: SourceOptions, arrow_schema) -> It
         consumer.close()
 
 
-def _messages(consumer, rng: off.OffsetRange, options: SourceOptions) -> Iterator[list]:
+def _messages(consumer: Consumer, rng: off.OffsetRange, options: SourceOptions) -> Iterator[list]:
     """Lists of records of the range, in offset order, until its end (bounded by the poll timeout)."""
     from confluent_kafka import TopicPartition
     position, patience = rng.from_offset, options.poll_timeout_ms / 1000
@@ -113,14 +118,15 @@ def _messages(consumer, rng: off.OffsetRange, options: SourceOptions) -> Iterato
         records = []
         for msg in batch:
             error = msg.error()
-            if error is None:
-                if msg.offset() >= rng.until_offset:
+            if error is None:  # a record: its offset is set (confluent types Message.offset() as optional)
+                if msg.offset() >= rng.until_offset:  # type: ignore[operator]
                     position = rng.until_offset
                     break
                 records.append(msg)
-                position = msg.offset() + 1
+                position = msg.offset() + 1  # type: ignore[operator]
             elif error.code() == ERR_PARTITION_EOF:
-                if msg.offset() >= rng.until_offset:  # the rest of the range holds no records
+                # the rest of the range holds no records (an EOF event carries the offset it reached)
+                if msg.offset() >= rng.until_offset:  # type: ignore[operator]
                     position = rng.until_offset
             elif error.code() == ERR_OFFSET_RESET:
                 _lost(options, f"{rng.topic}-{rng.partition}: offset {position} is no longer in the log "
@@ -176,7 +182,7 @@ class _Rows:
         if self.include_headers:
             self.headers += [[{"key": k, "value": v} for k, v in m.headers() or []] for m in msgs]
 
-    def batch(self, schema):
+    def batch(self, schema: pa.Schema) -> pa.RecordBatch:
         import pyarrow as pa
         n = len(self)
         columns = [pa.array(self.keys, pa.binary()), pa.array(self.values, pa.binary()),
@@ -197,7 +203,7 @@ def write_batches(batches: Iterable, client: dict[str, str], topic: str | None) 
     from confluent_kafka import Producer
     failures: list[str] = []
 
-    def on_delivery(err, _msg):
+    def on_delivery(err: KafkaError | None, _msg: Message) -> None:
         if err is not None:
             failures.append(err.str())
 
@@ -215,7 +221,7 @@ def write_batches(batches: Iterable, client: dict[str, str], topic: str | None) 
     return sent
 
 
-def _rows(batch, topic: str | None) -> Iterator[dict]:
+def _rows(batch: pa.RecordBatch, topic: str | None) -> Iterator[dict]:
     columns = {name.lower(): batch.column(i).to_pylist() for i, name in enumerate(batch.schema.names)}
     for i in range(batch.num_rows):
         yield {
@@ -228,7 +234,7 @@ def _rows(batch, topic: str | None) -> Iterator[dict]:
         }
 
 
-def _produce(producer, row: dict, on_delivery) -> None:
+def _produce(producer: Producer, row: dict, on_delivery: Callable[[KafkaError | None, Message], None]) -> None:
     if not row["topic"]:
         raise ValueError("A row has no topic: set the option topic or fill the topic column.")
     extra = {"partition": row["partition"]} if row["partition"] is not None else {}
@@ -242,7 +248,7 @@ def _produce(producer, row: dict, on_delivery) -> None:
             producer.poll(0.1)
 
 
-def _bytes(value) -> bytes | None:
+def _bytes(value: Any) -> bytes | None:  # a key, value or header cell: None, bytes, str or a bytes-like
     if value is None or isinstance(value, bytes):
         return value
     if isinstance(value, str):

@@ -16,8 +16,12 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from .source import NAME, KafkaDataSource
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 CONNECTOR_CLASS = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
 # Spark 4 gives each Python worker it starts (to plan a Python data source, among others) a fixed
@@ -27,7 +31,8 @@ CONNECTOR_CLASS = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
 WORKER_LATE = "Python worker failed to connect back"
 
 
-def local_session(app_name: str = "kafka-hands-on", cores: int = 2, shuffle_partitions: int = 2, **conf: str):
+def local_session(app_name: str = "kafka-hands-on", cores: int = 2, shuffle_partitions: int = 2,
+                  **conf: str) -> SparkSession:
     """A ``local[cores]`` SparkSession set up for the course (see the module docstring)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -48,7 +53,7 @@ def local_session(app_name: str = "kafka-hands-on", cores: int = 2, shuffle_part
     return spark
 
 
-def has_kafka_connector(spark) -> bool:
+def has_kafka_connector(spark: SparkSession) -> bool:
     """Is Spark's built-in Kafka connector loadable in this session's JVM?"""
     jvm = getattr(spark, "_jvm", None)
     if jvm is None:  # Spark Connect: no JVM on this side to ask
@@ -61,13 +66,13 @@ def has_kafka_connector(spark) -> bool:
         return False
 
 
-def register(spark) -> str:
+def register(spark: SparkSession) -> str:
     """Register the Python Kafka data source in this session; returns its format name."""
     spark.dataSource.register(KafkaDataSource)
     return NAME
 
 
-def kafka_format(spark, prefer_builtin: bool = True) -> str:
+def kafka_format(spark: SparkSession, prefer_builtin: bool = True) -> str:
     """``"kafka"`` if Spark's connector is available (and preferred), else this package's format."""
     if prefer_builtin and has_kafka_connector(spark):
         return "kafka"

@@ -11,13 +11,18 @@ so that a compacted topic keeps one copy).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import StructType
 
 from .kafka_io import write_batches
 from .options import parse_sink
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass
@@ -27,26 +32,28 @@ class Written(WriterCommitMessage):
 
 
 class _Producing:
-    def __init__(self, options, schema: StructType):
+    def __init__(self, options: Mapping[str, str], schema: StructType) -> None:
         self.sink = parse_sink(options, schema.fieldNames())
         self.written = 0
 
-    def write(self, iterator) -> Written:
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> Written:
         return Written(write_batches(iterator, self.sink.client, self.sink.topic))
 
 
 class KafkaBatchWriter(_Producing, DataSourceArrowWriter):
     """``df.write.format(...).save()``: every row becomes one record."""
 
-    def commit(self, messages) -> None:
+    # Spark hands commit() the messages write() returned, Written ones; its signature says any kind
+    def commit(self, messages: list[Written | None]) -> None:  # type: ignore[override]
         self.written = sum(m.records for m in messages if m is not None)
 
 
 class KafkaStreamWriter(_Producing, DataSourceStreamArrowWriter):
     """``df.writeStream.format(...)``: each micro-batch's rows become records (at-least-once)."""
 
-    def commit(self, messages, batchId: int) -> None:
+    # (Written messages, as in KafkaBatchWriter.commit)
+    def commit(self, messages: list[Written | None], batchId: int) -> None:  # type: ignore[override]
         self.written = sum(m.records for m in messages if m is not None)
 
-    def abort(self, messages, batchId: int) -> None:
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Records already acknowledged stay in Kafka: a retry may write them again."""

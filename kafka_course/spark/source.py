@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import StructType
 
 from . import offsets as off
 from .kafka_io import DataLoss, OffsetQuery, read_range
 from .options import SourceOptions, parse_source
+
+if TYPE_CHECKING:
+    from .sink import KafkaBatchWriter, KafkaStreamWriter
 
 NAME = "minikafka-kafka"
 SCHEMA = ("key binary, value binary, topic string, partition int, offset long, "
@@ -58,11 +62,11 @@ class KafkaDataSource(DataSource):
     def streamReader(self, schema: StructType) -> KafkaStreamReader:
         return KafkaStreamReader(parse_source(self.options, streaming=True), schema)
 
-    def writer(self, schema: StructType, overwrite: bool):
+    def writer(self, schema: StructType, overwrite: bool) -> KafkaBatchWriter:
         from .sink import KafkaBatchWriter
         return KafkaBatchWriter(self.options, schema)
 
-    def streamWriter(self, schema: StructType, overwrite: bool):
+    def streamWriter(self, schema: StructType, overwrite: bool) -> KafkaStreamWriter:
         from .sink import KafkaStreamWriter
         return KafkaStreamWriter(self.options, schema)
 
@@ -150,7 +154,7 @@ class KafkaStreamReader(_RangeReader, DataSourceStreamReader, SupportsTriggerAva
         earliest, latest = self.query.earliest_and_latest()
         return off.to_json(off.resolve(self.options.starting, earliest, latest))
 
-    def getDefaultReadLimit(self):
+    def getDefaultReadLimit(self) -> ReadLimit:
         limit = self.options.max_offsets_per_trigger
         return ReadMaxRows(limit) if limit else ReadAllAvailable()
 
@@ -158,7 +162,7 @@ class KafkaStreamReader(_RangeReader, DataSourceStreamReader, SupportsTriggerAva
         """Remember what exists now: an availableNow query stops there, whatever arrives later."""
         self._target = self.query.earliest_and_latest()[1]
 
-    def latestOffset(self, start: dict, limit) -> dict:
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         begin = off.from_json(start)
         earliest, latest = self.query.earliest_and_latest()
         if self._target is not None:  # never past what existed when the query started

@@ -20,8 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from collections.abc import Iterable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from .common import add_bootstrap, admin, describe_client_error
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AclBinding, AdminClient
 
 RESOURCE_OPTIONS = (("topic", "TOPIC"), ("group", "GROUP"), ("transactional_id", "TRANSACTIONAL_ID"))
 OPERATIONS = ("All", "Read", "Write", "Create", "Delete", "Alter", "Describe", "ClusterAction", "DescribeConfigs",
@@ -72,7 +78,7 @@ def main(argv: list[str]) -> int:
 
 
 # -- what the options mean -------------------------------------------------------------------------
-def _resources(args, default_pattern: str) -> list[tuple[str, str, str]]:
+def _resources(args: argparse.Namespace, default_pattern: str) -> list[tuple[str, str, str]]:
     """(resource type, name, pattern type) of every resource named."""
     pattern = (args.resource_pattern_type or default_pattern).upper()
     found = [(kind, name, pattern) for option, kind in RESOURCE_OPTIONS for name in getattr(args, option)]
@@ -81,7 +87,7 @@ def _resources(args, default_pattern: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _operations(args, kind: str) -> list[str]:
+def _operations(args: argparse.Namespace, kind: str) -> list[str]:
     """What the shortcuts mean for each resource type, as Kafka's script defines them."""
     if args.producer or args.consumer:
         ops = set()
@@ -103,7 +109,7 @@ def _operation(text: str) -> str:
             "AlterConfigs": "ALTER_CONFIGS", "IdempotentWrite": "IDEMPOTENT_WRITE"}.get(name, name.upper())
 
 
-def _principals(args) -> list[tuple[str, str, str]]:
+def _principals(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     """(principal, host, ALLOW|DENY) pairs; hosts default to every host, ``*``."""
     out = []
     for permission, principals, hosts in (("ALLOW", args.allow_principal, args.allow_host),
@@ -115,7 +121,7 @@ def _principals(args) -> list[tuple[str, str, str]]:
     return out
 
 
-def _bindings(args) -> list:
+def _bindings(args: argparse.Namespace) -> list[AclBinding]:
     from confluent_kafka.admin import AclBinding
     principals, resources = _principals(args), _resources(args, "literal")
     if not principals:
@@ -132,7 +138,7 @@ def _bindings(args) -> list:
 
 
 # -- the three actions ------------------------------------------------------------------------------
-def _wait(futures) -> list:
+def _wait(futures: dict[Any, Future] | list[Future]) -> list:
     results = []
     for future in (futures.values() if isinstance(futures, dict) else futures):
         try:
@@ -142,12 +148,12 @@ def _wait(futures) -> list:
     return results
 
 
-def _add(client, bindings) -> None:
+def _add(client: AdminClient, bindings: list[AclBinding]) -> None:
     _wait(client.create_acls(bindings))
     _print("Adding ACLs for resource", bindings)
 
 
-def _remove(client, bindings) -> None:
+def _remove(client: AdminClient, bindings: list[AclBinding]) -> None:
     from confluent_kafka.admin import AclBindingFilter
     filters = [AclBindingFilter(b.restype, b.name, b.resource_pattern_type, b.principal, b.host, b.operation,
                                 b.permission_type) for b in bindings]
@@ -155,7 +161,7 @@ def _remove(client, bindings) -> None:
     _print("Removed ACLs for resource", removed) if removed else print("No ACL matched; nothing was removed.")
 
 
-def _list(client, args) -> int:
+def _list(client: AdminClient, args: argparse.Namespace) -> int:
     from confluent_kafka.admin import AclBindingFilter
     _require_describe(client)
     resources: list[tuple[str, str | None, str]] = [*_resources(args, "any")] or [("ANY", None, "ANY")]
@@ -171,7 +177,7 @@ def _list(client, args) -> int:
     return 0
 
 
-def _require_describe(client) -> None:
+def _require_describe(client: AdminClient) -> None:
     """Refuse, as Kafka's tool does, a login that may not describe the cluster's ACLs.
 
     Kafka answers DescribeAcls from such a login with CLUSTER_AUTHORIZATION_FAILED, but
@@ -190,7 +196,9 @@ def _require_describe(client) -> None:
                        "cluster (--operation Describe --cluster), which administrators have.")
 
 
-def _print(title: str, bindings) -> None:
+def _print(title: str, bindings: Iterable[Any]) -> None:
+    # AclBindings; Any because confluent-kafka types their fields as the enum, str or int given to the
+    # constructor, while a binding holds the enum (.name) once made
     by_resource = defaultdict(list)
     for b in bindings:
         key = (b.restype.name.replace("BROKER", "CLUSTER"), b.name, b.resource_pattern_type.name)

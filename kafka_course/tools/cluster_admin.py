@@ -18,11 +18,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minikafka.api import ErrorCode, explain
 
 from .common import add_bootstrap, client_settings
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 __all__ = ["CliError", "add_bootstrap", "connect", "error_text", "partitions_of", "read_json", "run"]
 
@@ -64,7 +67,7 @@ class _ClientLog(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def connect(bootstrap: str):
+def connect(bootstrap: str) -> KafkaAdminClient:
     """A kafka-python admin client, or a sentence saying why there is none."""
     from kafka.admin import KafkaAdminClient
     from kafka.errors import KafkaError
@@ -107,7 +110,7 @@ def read_json(path: str, what: str) -> Any:
         raise CliError(f"The {what} {path} is not valid JSON ({e}).") from None
 
 
-def partitions_of(admin, topics: list[str]) -> dict[str, list[dict]]:
+def partitions_of(admin: KafkaAdminClient, topics: list[str]) -> dict[str, list[dict]]:
     """Each topic's partitions (index, leader, replicas, ISR) from the cluster; CliError for a missing one."""
     out = {}
     for t in admin.describe_topics(topics):

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from minikafka.api import explain, fail, parse_pairs
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
 
 __all__ = ["add_bootstrap", "admin", "client_settings", "describe_client_error", "fail", "parse_pairs", "table",
            "wait_all"]
@@ -39,7 +43,7 @@ def _load_command_config(path: str) -> str:
     return path
 
 
-def client_settings(bootstrap: str, **extra) -> dict:
+def client_settings(bootstrap: str, **extra: object) -> dict:
     """librdkafka settings for a tool's client: the address, ``--command-config``'s login, ``extra``."""
     return {"bootstrap.servers": bootstrap, **_command_config, **extra}
 
@@ -63,7 +67,7 @@ def describe_client_error(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def admin(bootstrap: str):
+def admin(bootstrap: str) -> AdminClient:
     """An AdminClient whose own log lines are silenced: a problem is reported once, as a sentence."""
     from confluent_kafka.admin import AdminClient
     return AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": 10000, "log_level": 0}))

@@ -30,8 +30,15 @@ from __future__ import annotations
 
 import argparse
 import re
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .common import add_bootstrap, client_settings, describe_client_error, fail
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient, ConfigEntry, ConfigResource, ScramMechanism
+
+T = TypeVar("T")
 
 TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 5  # seconds to find a broker at the bootstrap address
@@ -77,7 +84,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _entity(args) -> tuple[str, str | None]:
+def _entity(args: argparse.Namespace) -> tuple[str, str | None]:
     """(``topic`` or ``broker``, the name or None) from the long form or a shorthand."""
     chosen = [("topic", args.topic), ("broker", args.broker)]
     given = [(kind, name) for kind, name in chosen if name is not None]
@@ -93,7 +100,7 @@ def _entity(args) -> tuple[str, str | None]:
     return kind, next((name for _, name in given if name is not None), None)
 
 
-def _connect(bootstrap: str):
+def _connect(bootstrap: str) -> AdminClient:
     """An AdminClient that has reached a broker, or one sentence saying why not."""
     from confluent_kafka.admin import AdminClient
     client = AdminClient(client_settings(bootstrap, **{"socket.timeout.ms": TIMEOUT * 1000, "log_level": 0}))
@@ -104,26 +111,26 @@ def _connect(bootstrap: str):
     return client
 
 
-def _all_names(client, kind: str) -> list[str]:
+def _all_names(client: AdminClient, kind: str) -> list[str]:
     metadata = client.list_topics(timeout=TIMEOUT)
     if kind == "broker":
         return [str(b) for b in sorted(metadata.brokers)]
     return sorted(t for t in metadata.topics if not t.startswith("__"))
 
 
-def _resource(kind: str, name: str, **kwargs):
+def _resource(kind: str, name: str, **kwargs: Any) -> ConfigResource:
     from confluent_kafka.admin import ConfigResource
     return ConfigResource(kind, name, **kwargs)
 
 
-def _wait(future, what: str):
+def _wait(future: Future[T], what: str) -> T:
     try:
         return future.result(timeout=TIMEOUT)
     except Exception as e:  # noqa: BLE001 - every client error becomes one sentence
         fail(f"Could not {what}: {describe_client_error(e)}")
 
 
-def _describe(client, kind: str, name: str, everything: bool) -> None:
+def _describe(client: AdminClient, kind: str, name: str, everything: bool) -> None:
     resource = _resource(kind, name)
     entries = _wait(client.describe_configs([resource], request_timeout=TIMEOUT)[resource],
                     f"describe {kind} {name!r}")
@@ -133,7 +140,7 @@ def _describe(client, kind: str, name: str, everything: bool) -> None:
         print(f"  {_line(entry)}")
 
 
-def _source(entry) -> str:
+def _source(entry: ConfigEntry) -> str:
     from confluent_kafka.admin import ConfigSource
     try:
         return ConfigSource(entry.source).name
@@ -141,14 +148,14 @@ def _source(entry) -> str:
         return str(entry.source)
 
 
-def _line(entry) -> str:
+def _line(entry: ConfigEntry) -> str:
     value = "null" if entry.is_sensitive or entry.value is None else entry.value
     synonyms = ", ".join(f"{_source(s)}:{s.name}={'null' if s.value is None else s.value}"
                          for s in (entry.synonyms or {}).values())
     return f"{entry.name}={value} sensitive={str(entry.is_sensitive).lower()} synonyms={{{synonyms}}}"
 
 
-def _alter(client, kind: str, name: str, args) -> None:
+def _alter(client: AdminClient, kind: str, name: str, args: argparse.Namespace) -> None:
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry
     added = _parse_added(args.add_config)
     deleted = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
@@ -167,7 +174,7 @@ def _alter(client, kind: str, name: str, args) -> None:
     print(f"Completed updating config for {kind} {name}.")
 
 
-def _require_topic(client, name: str) -> None:
+def _require_topic(client: AdminClient, name: str) -> None:
     # Metadata for all topics: asking for one by name may create it on a broker that auto-creates topics.
     if name not in client.list_topics(timeout=TIMEOUT).topics:
         fail(f"Topic {name!r} does not exist.")
@@ -187,7 +194,7 @@ def _parse_added(items: list[str]) -> dict[str, str]:
 
 
 # -- users: SCRAM credentials ----------------------------------------------------------------------
-def _users(client, name: str | None, args) -> int:
+def _users(client: AdminClient, name: str | None, args: argparse.Namespace) -> int:
     if args.describe:
         _describe_users(client, name)
     elif not name:
@@ -197,21 +204,22 @@ def _users(client, name: str | None, args) -> int:
     return 0
 
 
-def _mechanism_name(mechanism) -> str:
+def _mechanism_name(mechanism: ScramMechanism) -> str:
     """``ScramMechanism.SCRAM_SHA_256`` -> ``SCRAM-SHA-256``, Kafka's spelling."""
     return mechanism.name.replace("_", "-")
 
 
-def _mechanism(name: str):
+def _mechanism(name: str) -> ScramMechanism:
     """``SCRAM-SHA-256`` -> confluent-kafka's ``ScramMechanism.SCRAM_SHA_256``."""
     from confluent_kafka.admin import ScramMechanism
     return ScramMechanism[name.replace("-", "_")]
 
 
-def _describe_users(client, name: str | None) -> None:
+def _describe_users(client: AdminClient, name: str | None) -> None:
     from confluent_kafka import KafkaError, KafkaException
     try:
-        found = client.describe_user_scram_credentials([name] if name else None, request_timeout=TIMEOUT)
+        # one future per named user, or one future for every user: which one depends on ``name``
+        found: Any = client.describe_user_scram_credentials([name] if name else None, request_timeout=TIMEOUT)
         answers = {name: found[name].result(timeout=TIMEOUT)} if name else found.result(timeout=TIMEOUT)
     except KafkaException as e:
         if e.args and e.args[0].code() == KafkaError.RESOURCE_NOT_FOUND:
@@ -226,7 +234,7 @@ def _describe_users(client, name: str | None) -> None:
         print(f"SCRAM credential configs for user-principal '{user}' are {infos}")
 
 
-def _alter_user(client, name: str, args) -> None:
+def _alter_user(client: AdminClient, name: str, args: argparse.Namespace) -> None:
     from confluent_kafka.admin import ScramCredentialInfo, UserScramCredentialDeletion, UserScramCredentialUpsertion
     added = _parse_added(args.add_config)
     deleted = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]

@@ -11,8 +11,12 @@ import argparse
 import sys
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from .common import add_bootstrap, describe_client_error, fail, parse_pairs, client_settings
+
+if TYPE_CHECKING:
+    from confluent_kafka import Message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +38,7 @@ def _flag(props: dict, name: str) -> bool:
     return props.get(name, "false").lower() == "true"
 
 
-def render(msg, props: dict) -> str:
+def render(msg: Message, props: dict) -> str:
     sep = props.get("key.separator", "\t")
     parts = []
     if _flag(props, "print.timestamp"):
@@ -45,8 +49,9 @@ def render(msg, props: dict) -> str:
     if _flag(props, "print.offset"):
         parts.append(f"Offset:{msg.offset()}")
     if _flag(props, "print.headers"):
-        headers = msg.headers() or []
-        parts.append(",".join(f"{k}:{(v or b'').decode(errors='replace')}" for k, v in headers) or "NO_HEADERS")
+        headers = msg.headers() or []  # (key, value) pairs; confluent's type also allows the dict produce() takes
+        parts.append(",".join(f"{k}:{(v or b'').decode(errors='replace')}"  # type: ignore[str-unpack, union-attr]
+                              for k, v in headers) or "NO_HEADERS")
     if _flag(props, "print.key"):
         key = msg.key()
         parts.append("null" if key is None else key.decode(errors="replace"))

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from .common import add_bootstrap, describe_client_error, fail, parse_pairs, client_settings
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError, Message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +43,7 @@ def main(argv: list[str]) -> int:
     failures = []
     producer = Producer(conf)
 
-    def on_delivery(err, msg):
+    def on_delivery(err: KafkaError | None, msg: Message) -> None:
         if err is not None:
             failures.append(err)
 

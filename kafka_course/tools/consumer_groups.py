@@ -29,10 +29,19 @@ import argparse
 import contextlib
 import datetime
 import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, TypeVar
 
 from . import share_groups, wire
 from .common import add_bootstrap, describe_client_error, client_settings
 from .common import table as _table
+
+if TYPE_CHECKING:
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import AdminClient, ConsumerGroupDescription, OffsetSpec
+
+T = TypeVar("T")
 
 TIMEOUT = 15  # seconds for each admin call
 CONNECT_TIMEOUT = 8  # seconds to find a broker at the bootstrap address
@@ -95,7 +104,7 @@ def main(argv: list[str]) -> int:
 
 
 # -- talking to the cluster ---------------------------------------------------------------------
-def _connect(bootstrap: str):
+def _connect(bootstrap: str) -> AdminClient:
     """An AdminClient that has reached a broker (librdkafka's own log lines are silenced:
     the problem is reported once, as a sentence)."""
     from confluent_kafka.admin import AdminClient
@@ -110,7 +119,7 @@ def _connect(bootstrap: str):
     return client
 
 
-def _wait(future, what: str):
+def _wait(future: Future[T], what: str) -> T:
     try:
         return future.result(timeout=TIMEOUT)
     except TimeoutError:
@@ -119,11 +128,11 @@ def _wait(future, what: str):
         raise CliError(f"Could not {what}: {describe_client_error(e)}") from None
 
 
-def _state(description) -> str:
+def _state(description: ConsumerGroupDescription) -> str:
     return STATE_NAMES.get(getattr(description.state, "name", str(description.state)), str(description.state))
 
 
-def _group(client, group: str):
+def _group(client: AdminClient, group: str) -> ConsumerGroupDescription:
     description = _wait(client.describe_consumer_groups([group], request_timeout=TIMEOUT)[group],
                         f"describe group {group!r}")
     if _state(description) == "Dead":
@@ -131,7 +140,7 @@ def _group(client, group: str):
     return description
 
 
-def _committed(client, group: str) -> dict[tuple[str, int], int]:
+def _committed(client: AdminClient, group: str) -> dict[tuple[str, int], int]:
     from confluent_kafka import ConsumerGroupTopicPartitions
     request = [ConsumerGroupTopicPartitions(group)]
     result = _wait(client.list_consumer_group_offsets(request, request_timeout=TIMEOUT)[group],
@@ -139,7 +148,7 @@ def _committed(client, group: str) -> dict[tuple[str, int], int]:
     return {(tp.topic, tp.partition): tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
-def _offsets(client, partitions, spec) -> dict[tuple[str, int], int]:
+def _offsets(client: AdminClient, partitions: list[tuple[str, int]], spec: OffsetSpec) -> dict[tuple[str, int], int]:
     """ListOffsets for each (topic, partition): earliest, latest or by timestamp."""
     from confluent_kafka import TopicPartition
     if not partitions:
@@ -150,12 +159,12 @@ def _offsets(client, partitions, spec) -> dict[tuple[str, int], int]:
 
 
 # -- --list ----------------------------------------------------------------------------------------
-def _type(description) -> str:
+def _type(description: ConsumerGroupDescription) -> str:
     kind = getattr(description, "type", None)
     return TYPE_NAMES.get(getattr(kind, "name", str(kind)), "Unknown")
 
 
-def _list(client, types: list[str] | None, with_state: bool = False) -> int:
+def _list(client: AdminClient, types: list[str] | None, with_state: bool = False) -> int:
     if types is not None:  # Kafka 4's --list --type [--state]: ListGroups v5 knows every group's type
         wanted = {t.lower() for t in types}
         rows = [list(row) for row in _share_call(lambda: share_groups.groups(client), "list the groups")
@@ -172,7 +181,7 @@ def _list(client, types: list[str] | None, with_state: bool = False) -> int:
     return 0
 
 
-def _share_call(fn, what: str):
+def _share_call(fn: Callable[[], T], what: str) -> T:
     try:
         return fn()
     except wire.WireError as e:
@@ -180,7 +189,7 @@ def _share_call(fn, what: str):
 
 
 # -- --describe --------------------------------------------------------------------------------------
-def _describe(client, group: str, args) -> None:
+def _describe(client: AdminClient, group: str, args: argparse.Namespace) -> None:
     try:
         description = _group(client, group)
     except CliError:
@@ -201,7 +210,7 @@ def _describe(client, group: str, args) -> None:
         print(_offsets_table(client, group, description))
 
 
-def _members_table(group: str, description, verbose: bool) -> str:
+def _members_table(group: str, description: ConsumerGroupDescription, verbose: bool) -> str:
     consumer = _type(description) == "Consumer"  # KIP-848: the broker's target, reached member by member
     extra = (["CURRENT-ASSIGNMENT", "TARGET-ASSIGNMENT"] if consumer else ["ASSIGNMENT"]) if verbose else []
     rows = []
@@ -217,14 +226,14 @@ def _members_table(group: str, description, verbose: bool) -> str:
     return _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", *extra], rows)
 
 
-def _compact(tps) -> str:
+def _compact(tps: Iterable[TopicPartition]) -> str:
     by_topic: dict[str, list[int]] = {}
     for tp in tps:
         by_topic.setdefault(tp.topic, []).append(tp.partition)
     return ",".join(f"{t}({','.join(map(str, sorted(ps)))})" for t, ps in sorted(by_topic.items()))
 
 
-def _offsets_table(client, group: str, description) -> str:
+def _offsets_table(client: AdminClient, group: str, description: ConsumerGroupDescription) -> str:
     """kafka-consumer-groups' main view: one row per partition the group reads or committed."""
     from confluent_kafka.admin import OffsetSpec
     owner = {(tp.topic, tp.partition): m for m in description.members for tp in m.assignment.topic_partitions}
@@ -246,7 +255,7 @@ def _offsets_table(client, group: str, description) -> str:
 
 
 # -- --reset-offsets ---------------------------------------------------------------------------------
-def _require_inactive(client, group: str, verb: str, *, new_ok: bool = False) -> None:
+def _require_inactive(client: AdminClient, group: str, verb: str, *, new_ok: bool = False) -> None:
     """Refuse a group with members; with ``new_ok`` a group the cluster does not know yet is fine."""
     if new_ok:
         description = _wait(client.describe_consumer_groups([group], request_timeout=TIMEOUT)[group],
@@ -258,7 +267,7 @@ def _require_inactive(client, group: str, verb: str, *, new_ok: bool = False) ->
                        f"(state {_state(description)}); stop its consumers first.")
 
 
-def _reset(client, group: str, args) -> None:
+def _reset(client: AdminClient, group: str, args: argparse.Namespace) -> None:
     if not any((args.to_earliest, args.to_latest, args.to_offset is not None, args.shift_by is not None,
                 args.to_datetime)):
         raise CliError("Say where to reset to: --to-earliest, --to-latest, --to-offset N, --shift-by N "
@@ -281,7 +290,7 @@ def _reset(client, group: str, args) -> None:
         raise CliError(f"{failed[0].topic}-{failed[0].partition} was not reset: {failed[0].error.str()}.")
 
 
-def _partitions_to_reset(client, group: str, args) -> list[tuple[str, int]]:
+def _partitions_to_reset(client: AdminClient, group: str, args: argparse.Namespace) -> list[tuple[str, int]]:
     if args.all_topics:
         return sorted(_committed(client, group))
     if not args.topic:
@@ -298,7 +307,7 @@ def _partitions_to_reset(client, group: str, args) -> list[tuple[str, int]]:
     return out
 
 
-def _partition_ids(client, topic: str) -> list[int]:
+def _partition_ids(client: AdminClient, topic: str) -> list[int]:
     try:  # metadata of every topic: asking for one by name may create it where auto-creation is on
         metadata = client.list_topics(timeout=TIMEOUT)
     except Exception as e:  # noqa: BLE001
@@ -309,7 +318,8 @@ def _partition_ids(client, topic: str) -> list[int]:
     return sorted(info.partitions)
 
 
-def _targets(client, group: str, partitions, args) -> dict[tuple[str, int], int]:
+def _targets(client: AdminClient, group: str, partitions: list[tuple[str, int]],
+             args: argparse.Namespace) -> dict[tuple[str, int], int]:
     from confluent_kafka.admin import OffsetSpec
     earliest = _offsets(client, partitions, OffsetSpec.earliest())
     latest = _offsets(client, partitions, OffsetSpec.latest())
@@ -340,7 +350,7 @@ def _millis(text: str) -> int:
 
 
 # -- --delete -------------------------------------------------------------------------------------------
-def _delete(client, group: str, args) -> None:
+def _delete(client: AdminClient, group: str, args: argparse.Namespace) -> None:
     _require_inactive(client, group, "delete")
     _wait(client.delete_consumer_groups([group], request_timeout=TIMEOUT)[group], f"delete group {group!r}")
     print(f"Deletion of requested consumer groups ('{group}') was successful.")

@@ -18,8 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .common import add_bootstrap, fail, parse_pairs, client_settings
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError, Message, Producer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +59,7 @@ def check_arguments(args: argparse.Namespace) -> dict[str, int]:
         fail(str(e))
 
 
-def connect(args: argparse.Namespace):
+def connect(args: argparse.Namespace) -> Producer:
     """A producer that has already reached the cluster, or a one-sentence failure."""
     from confluent_kafka import KafkaException, Producer
     problems: list[str] = []
@@ -100,7 +105,8 @@ class Status:
             print(f"\r{' ' * self.width}\r", end="", file=sys.stderr, flush=True)
 
 
-def send(producer, topic: str, key: bytes, value: bytes, on_delivery, patience: float = 30.0) -> None:
+def send(producer: Producer, topic: str, key: bytes, value: bytes,
+         on_delivery: Callable[[KafkaError | None, Message], None], patience: float = 30.0) -> None:
     """Produce one record, waiting for room when the producer's queue is full."""
     deadline = time.monotonic() + patience
     while True:
@@ -121,7 +127,7 @@ def main(argv: list[str]) -> int:
     producer = connect(args)
     failures: list[str] = []
 
-    def on_delivery(err, msg):
+    def on_delivery(err: KafkaError | None, msg: Message) -> None:
         if err is not None:
             failures.append(err.str())
 

@@ -14,8 +14,12 @@ only the old leader had. ``parts.json`` is ``{"partitions": [{"topic": "t", "par
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .cluster_admin import CliError, add_bootstrap, connect, error_text, read_json, run
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
 NOT_NEEDED = 84  # ELECTION_NOT_NEEDED
@@ -35,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _partitions(args) -> dict[str, list[int]] | None:
+def _partitions(args: argparse.Namespace) -> dict[str, list[int]] | None:
     """The partitions asked for, by topic; None for every partition."""
     if args.all_topic_partitions:
         return None
@@ -55,7 +59,7 @@ def _partitions(args) -> dict[str, list[int]] | None:
     return out
 
 
-def elect(admin, election: str, partitions) -> int:
+def elect(admin: KafkaAdminClient, election: str, partitions: dict[str, list[int]] | None) -> int:
     from kafka.errors import for_code
     response = admin.elect_leaders(TYPES[election], partitions, raise_errors=False)
     if getattr(response, "error_code", 0):
@@ -81,7 +85,7 @@ def elect(admin, election: str, partitions) -> int:
 
 
 def main(argv: list[str]) -> int:
-    def body(args) -> int:
+    def body(args: argparse.Namespace) -> int:
         partitions = _partitions(args)
         admin = connect(args.bootstrap_server)
         try:

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from .cluster_admin import CliError, add_bootstrap, connect, run
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 # The Java exception class kafka-log-dirs.sh names for a directory's error.
 JAVA_ERRORS = {56: "org.apache.kafka.common.errors.KafkaStorageException",
@@ -52,7 +56,7 @@ def _log_dir(d: dict, topics: set[str] | None) -> dict:
     return {"logDir": d["log_dir"], "error": error, "partitions": parts}
 
 
-def describe(admin, args) -> None:
+def describe(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     known = sorted(b["broker_id"] for b in admin.describe_cluster()["brokers"])
     brokers = _ids(args.broker_list, known)
     topics = {t for t in args.topic_list.split(",") if t} if args.topic_list else None
@@ -65,7 +69,7 @@ def describe(admin, args) -> None:
 
 
 def main(argv: list[str]) -> int:
-    def body(args) -> int:
+    def body(args: argparse.Namespace) -> int:
         admin = connect(args.bootstrap_server)
         try:
             describe(admin, args)

@@ -20,9 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import TYPE_CHECKING
 
 from .cluster_admin import CliError, add_bootstrap, connect, run
 from .controller_quorum import describe as describe_at_controller
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _quorum(admin) -> tuple[dict, dict]:
+def _quorum(admin: KafkaAdminClient) -> tuple[dict, dict]:
     answer = admin.describe_metadata_quorum()
     partition = answer["topics"][0]["partitions"][0]
     if partition.get("error"):
@@ -88,7 +92,8 @@ def _members(states: list[dict], nodes: dict) -> str:
 
 def replication(q: dict, human: bool) -> None:
     now = int(time.time() * 1000)
-    rows = [("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")]
+    rows: list[tuple[object, ...]] = [("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp",
+                                       "LastCaughtUpTimestamp", "Status")]
     for kind, states in (("Voter", q["current_voters"]), ("Observer", q["observers"])):
         for s in states:
             role = "Leader" if s["replica_id"] == q["leader_id"] else "Follower" if kind == "Voter" else "Observer"
@@ -101,14 +106,14 @@ def replication(q: dict, human: bool) -> None:
         print("  ".join(f"{v!s:<{w}}" for v, w in zip(r, widths)).rstrip())
 
 
-def _when(timestamp: int, now: int, human: bool):
+def _when(timestamp: int, now: int, human: bool) -> int | str:
     if not human or timestamp < 0:
         return timestamp
     return f"{max(0, now - timestamp)} ms ago"
 
 
 def main(argv: list[str]) -> int:
-    def body(args) -> int:
+    def body(args: argparse.Namespace) -> int:
         if args.bootstrap_controller:
             q, nodes, cluster_id = describe_at_controller(args.bootstrap_controller)
         else:

@@ -21,9 +21,16 @@ from __future__ import annotations
 
 import argparse
 import random
+from typing import TYPE_CHECKING, TypeVar
 
 from . import reassignment_plan as plan
 from .cluster_admin import CliError, add_bootstrap, connect, error_text, partitions_of, run
+from .reassignment_plan import TopicPartition
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
+
+T = TypeVar("T")
 
 RATES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 REPLICA_LISTS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
@@ -54,14 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _need(value, flag: str, action: str):
+def _need(value: T | None, flag: str, action: str) -> T:
     if not value:
         raise CliError(f"{action} needs {flag}.")
     return value
 
 
 # -- --generate ------------------------------------------------------------------------------
-def generate(admin, args) -> None:
+def generate(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     spec = plan.read_json(_need(args.topics_to_move_json_file, "--topics-to-move-json-file", "--generate"),
                           "topics-to-move file")
     topics = plan.topics_to_move(spec)
@@ -76,7 +83,7 @@ def generate(admin, args) -> None:
 
 
 # -- --execute ---------------------------------------------------------------------------------
-def execute(admin, args) -> None:
+def execute(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     wanted, dirs = plan.read_plan(_need(args.reassignment_json_file, "--reassignment-json-file", "--execute"))
     current = plan.current_replicas(admin, wanted)
     if admin.list_partition_reassignments() and not args.additional:
@@ -94,7 +101,7 @@ def execute(admin, args) -> None:
         _move_log_dirs(admin, dirs)
 
 
-def _reassign(admin, wanted: dict) -> None:
+def _reassign(admin: KafkaAdminClient, wanted: dict[TopicPartition, list[int]]) -> None:
     from kafka.structs import TopicPartition
     result = admin.alter_partition_reassignments({TopicPartition(t, p): r for (t, p), r in wanted.items()})
     failed = {(tp.topic, tp.partition): err for tp, err in result.items() if err is not None and err.errno}
@@ -103,7 +110,7 @@ def _reassign(admin, wanted: dict) -> None:
         raise CliError(f"Error reassigning partition(s):\n{lines}")
 
 
-def _move_log_dirs(admin, dirs: dict) -> None:
+def _move_log_dirs(admin: KafkaAdminClient, dirs: dict[tuple[str, int, int], str]) -> None:
     result = admin.alter_replica_log_dirs({(t, p, b): d for (t, p, b), d in dirs.items()})
     failed = [f"{r.topic}-{r.partition}-{r.broker_id}: {error_text(e)}" for r, e in result.items() if e.errno]
     if failed:
@@ -112,7 +119,8 @@ def _move_log_dirs(admin, dirs: dict) -> None:
           ",".join(f"{t}-{p}-{b}" for t, p, b in sorted(dirs)))
 
 
-def _throttle(admin, current: dict, wanted: dict, rate: int) -> None:
+def _throttle(admin: KafkaAdminClient, current: dict[TopicPartition, list[int]],
+              wanted: dict[TopicPartition, list[int]], rate: int) -> None:
     leader, follower = plan.throttled_replicas(current, wanted)
     brokers = sorted({b for tp in wanted for b in current[tp] + wanted[tp]})
     _alter(admin, "broker", {str(b): {name: str(rate) for name in RATES} for b in brokers})
@@ -123,7 +131,7 @@ def _throttle(admin, current: dict, wanted: dict, rate: int) -> None:
     print(f"The inter-broker throttle limit was set to {rate} B/s")
 
 
-def _alter(admin, kind: str, changes: dict[str, dict]) -> None:
+def _alter(admin: KafkaAdminClient, kind: str, changes: dict[str, dict]) -> None:
     from kafka.admin import ConfigResource, ConfigResourceType
     resource_type = ConfigResourceType.BROKER if kind == "broker" else ConfigResourceType.TOPIC
     resources = [ConfigResource(resource_type, name, configs) for name, configs in changes.items()]
@@ -136,7 +144,7 @@ def _alter(admin, kind: str, changes: dict[str, dict]) -> None:
 
 
 # -- --verify, --cancel, --list ------------------------------------------------------------------
-def verify(admin, args) -> None:
+def verify(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     wanted, dirs = plan.read_plan(_need(args.reassignment_json_file, "--reassignment-json-file", "--verify"))
     moving = plan.in_progress(admin)
     current = plan.current_replicas(admin, wanted)
@@ -158,7 +166,7 @@ def verify(admin, args) -> None:
         _clear_throttles(admin, sorted({t for t, _ in wanted}))
 
 
-def _clear_throttles(admin, topics: list[str]) -> None:
+def _clear_throttles(admin: KafkaAdminClient, topics: list[str]) -> None:
     brokers = sorted(b["broker_id"] for b in admin.describe_cluster()["brokers"])
     print(f"\nClearing broker-level throttles on brokers {plan.ids(brokers)}")
     _alter(admin, "broker", {str(b): {name: ("DELETE", None) for name in RATES} for b in brokers})
@@ -167,7 +175,7 @@ def _clear_throttles(admin, topics: list[str]) -> None:
     _alter(admin, "topic", {t: {name: ("DELETE", None) for name in REPLICA_LISTS} for t in topics})
 
 
-def cancel(admin, args) -> None:
+def cancel(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     from kafka.structs import TopicPartition
     wanted, _ = plan.read_plan(_need(args.reassignment_json_file, "--reassignment-json-file", "--cancel"))
     result = admin.alter_partition_reassignments({TopicPartition(t, p): None for t, p in wanted})
@@ -187,7 +195,7 @@ def cancel(admin, args) -> None:
         _clear_throttles(admin, sorted({t for t, _ in wanted}))
 
 
-def list_moves(admin, args) -> None:
+def list_moves(admin: KafkaAdminClient, args: argparse.Namespace) -> None:
     moving = plan.in_progress(admin)
     if not moving:
         print("No partition reassignments found.")
@@ -199,7 +207,7 @@ def list_moves(admin, args) -> None:
 
 
 def main(argv: list[str]) -> int:
-    def body(args) -> int:
+    def body(args: argparse.Namespace) -> int:
         admin = connect(args.bootstrap_server)
         try:
             action = next(a for a in ("generate", "execute", "verify", "cancel", "list") if getattr(args, a))

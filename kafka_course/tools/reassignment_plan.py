@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from .cluster_admin import CliError, partitions_of, read_json
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 __all__ = ["broker_list", "current_replicas", "ids", "in_progress", "name", "read_json", "read_plan", "spread",
            "throttled_replicas", "to_json", "topics_to_move", "verify_log_dirs"]
@@ -24,7 +29,7 @@ def name(tp: TopicPartition) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
-def ids(brokers) -> str:
+def ids(brokers: Iterable[int]) -> str:
     return ",".join(map(str, brokers))
 
 
@@ -34,7 +39,7 @@ def to_json(assignment: dict[TopicPartition, list[int]]) -> str:
     return json.dumps({"version": 1, "partitions": parts}, separators=(",", ":"))
 
 
-def topics_to_move(spec) -> list[str]:
+def topics_to_move(spec: Any) -> list[str]:
     topics = spec.get("topics") if isinstance(spec, dict) else None
     if not isinstance(topics, list) or not all(isinstance(t, dict) and isinstance(t.get("topic"), str)
                                                for t in topics):
@@ -87,7 +92,7 @@ def read_plan(path: str) -> tuple[dict[TopicPartition, list[int]], dict[tuple[st
     return wanted, dirs
 
 
-def _entry(entry) -> tuple[TopicPartition, list[int], list[str]]:
+def _entry(entry: Any) -> tuple[TopicPartition, list[int], list[str]]:
     ok = (isinstance(entry, dict) and isinstance(entry.get("topic"), str) and isinstance(entry.get("partition"), int)
           and isinstance(entry.get("replicas"), list) and all(isinstance(b, int) for b in entry["replicas"]))
     if not ok:
@@ -103,7 +108,7 @@ def _entry(entry) -> tuple[TopicPartition, list[int], list[str]]:
     return tp, replicas, log_dirs
 
 
-def current_replicas(admin, wanted) -> dict[TopicPartition, list[int]]:
+def current_replicas(admin: KafkaAdminClient, wanted: Iterable[TopicPartition]) -> dict[TopicPartition, list[int]]:
     """The replicas each partition of the plan has now; CliError for one that does not exist."""
     found = partitions_of(admin, sorted({t for t, _ in wanted}))
     out = {}
@@ -115,11 +120,12 @@ def current_replicas(admin, wanted) -> dict[TopicPartition, list[int]]:
     return out
 
 
-def in_progress(admin) -> dict[TopicPartition, dict]:
+def in_progress(admin: KafkaAdminClient) -> dict[TopicPartition, dict]:
     return {(tp.topic, tp.partition): state for tp, state in admin.list_partition_reassignments().items()}
 
 
-def throttled_replicas(current, wanted) -> tuple[dict[str, str], dict[str, str]]:
+def throttled_replicas(current: dict[TopicPartition, list[int]],
+                       wanted: dict[TopicPartition, list[int]]) -> tuple[dict[str, str], dict[str, str]]:
     """Per topic, Kafka's leader list (the moving partitions' current replicas) and follower
     list (their new replicas), as ``partition:broker`` pairs."""
     leader: dict[str, list[str]] = {}
@@ -132,7 +138,7 @@ def throttled_replicas(current, wanted) -> tuple[dict[str, str], dict[str, str]]
     return {t: ",".join(v) for t, v in leader.items()}, {t: ",".join(v) for t, v in follower.items()}
 
 
-def verify_log_dirs(admin, dirs) -> bool:
+def verify_log_dirs(admin: KafkaAdminClient, dirs: dict[tuple[str, int, int], str]) -> bool:
     """Print where each replica asked to move between log directories is; True when all arrived."""
     by_broker: dict[int, dict] = {}
     for answer in admin.describe_log_dirs(brokers=sorted({b for _, _, b in dirs})):

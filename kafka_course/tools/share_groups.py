@@ -11,23 +11,30 @@ for these, so they are asked over the wire (``wire``): it works against Kafka 4 
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any, cast
+
 from . import wire
 from .common import table
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
 
 TYPE_NAMES = {"classic": "Classic", "consumer": "Consumer", "share": "Share"}
 
 
-def _brokers(client) -> list[tuple[str, int]]:
-    return [(b.host, b.port) for b in client.list_topics(timeout=wire.TIMEOUT).brokers.values()]
+def _brokers(client: AdminClient) -> list[tuple[str, int]]:
+    # confluent's BrokerMetadata declares host as None until set; a listed broker always has one
+    return [(cast(str, b.host), b.port) for b in client.list_topics(timeout=wire.TIMEOUT).brokers.values()]
 
 
-def groups(client) -> list[tuple[str, str, str]]:
+def groups(client: AdminClient) -> list[tuple[str, str, str]]:
     """(group id, type, state) of every consumer or share group (not Connect's, for instance)."""
     return [(g, TYPE_NAMES.get(kind, kind), state) for g, protocol, state, kind in wire.list_groups(_brokers(client))
             if protocol in ("consumer", "", "share")]
 
 
-def find(client, group: str):
+def find(client: AdminClient, group: str) -> tuple[tuple[int, str, int], Any] | None:
     """(coordinator (id, host, port), ShareGroupDescribe's group) of a share group, or None."""
     host, port = _brokers(client)[0]
     node = wire.coordinator(host, port, group)
@@ -35,7 +42,7 @@ def find(client, group: str):
     return (node, described) if described.error_code == 0 else None
 
 
-def describe(client, group: str, args) -> bool:
+def describe(client: AdminClient, group: str, args: argparse.Namespace) -> bool:
     """Print a share group as ``--describe`` asks; False when ``group`` is not a share group."""
     found = find(client, group)
     if found is None:
@@ -56,7 +63,7 @@ def describe(client, group: str, args) -> bool:
     return True
 
 
-def _members(group: str, described, verbose: bool) -> str:
+def _members(group: str, described: Any, verbose: bool) -> str:
     headers = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"] + (["ASSIGNMENT"] if verbose else [])
     rows = []
     for m in sorted(described.members, key=lambda m: m.member_id):

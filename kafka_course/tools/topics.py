@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .common import add_bootstrap, admin, fail, parse_pairs, wait_all
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,13 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _need_topic(args) -> str:
+def _need_topic(args: argparse.Namespace) -> str:
     if not args.topic:
         fail("this action needs --topic NAME.")
     return args.topic
 
 
-def create(client, args) -> None:
+def create(client: AdminClient, args: argparse.Namespace) -> None:
     from confluent_kafka.admin import NewTopic
     name = _need_topic(args)
     if args.if_not_exists and name in client.list_topics(timeout=10).topics:
@@ -38,13 +42,13 @@ def create(client, args) -> None:
     print(f"Created topic {name}.")
 
 
-def list_topics(client, args) -> None:
+def list_topics(client: AdminClient, args: argparse.Namespace) -> None:
     for name in sorted(client.list_topics(timeout=10).topics):
         if not (args.exclude_internal and name.startswith("__")):
             print(name)
 
 
-def describe(client, args) -> None:
+def describe(client: AdminClient, args: argparse.Namespace) -> None:
     from confluent_kafka.admin import ConfigResource
     meta = client.list_topics(topic=args.topic, timeout=10) if args.topic else client.list_topics(timeout=10)
     for name in sorted(meta.topics):
@@ -64,13 +68,13 @@ def describe(client, args) -> None:
                   f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isrs))}")
 
 
-def delete(client, args) -> None:
+def delete(client: AdminClient, args: argparse.Namespace) -> None:
     name = _need_topic(args)
     wait_all(client.delete_topics([name]))
     print(f"Deleted topic {name}.")
 
 
-def alter(client, args) -> None:
+def alter(client: AdminClient, args: argparse.Namespace) -> None:
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, NewPartitions
     name = _need_topic(args)
     if not args.partitions and not args.config:

@@ -40,7 +40,7 @@ class Connection:
     def __enter__(self) -> Connection:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.sock.close()
 
     def version(self, api_key: int, newest: int) -> int | None:

@@ -38,18 +38,18 @@ class Converter:
 
 
 class StringConverter(Converter):
-    def to_connect(self, topic, data):
+    def to_connect(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
         return (Schema("string", optional=True), None if data is None else data.decode())
 
-    def from_connect(self, topic, schema, value):
+    def from_connect(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         return None if value is None else str(value).encode()
 
 
 class ByteArrayConverter(Converter):
-    def to_connect(self, topic, data):
+    def to_connect(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
         return Schema("bytes", optional=True), data
 
-    def from_connect(self, topic, schema, value):
+    def from_connect(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         if value is not None and not isinstance(value, bytes):
             raise DataException(f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}")
         return value
@@ -60,7 +60,7 @@ class JsonConverter(Converter):
     def schemas(self) -> bool:
         return str(self.config.get("schemas.enable", "true")).lower() == "true"
 
-    def to_connect(self, topic, data):
+    def to_connect(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
         if data is None:
             return None, None
         try:
@@ -77,7 +77,7 @@ class JsonConverter(Converter):
                 "your converter configuration.")
         return (None if parsed["schema"] is None else schema_from_json(parsed["schema"])), parsed["payload"]
 
-    def from_connect(self, topic, schema, value):
+    def from_connect(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         if schema is None and value is None:
             return None
         if not self.schemas:
@@ -122,7 +122,7 @@ class AvroConverter(Converter):
         self.registry = SchemaRegistryClient({"url": url})
         self._schemas: dict[int, tuple[Any, Schema]] = {}
 
-    def to_connect(self, topic, data):
+    def to_connect(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
         import fastavro
         if data is None:
             return None, None
@@ -137,7 +137,7 @@ class AvroConverter(Converter):
         parsed, connect_schema = self._schemas[schema_id]
         return connect_schema, fastavro.schemaless_reader(io.BytesIO(data[5:]), parsed)
 
-    def from_connect(self, topic, schema, value):
+    def from_connect(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         raise DataException("this worker's AvroConverter converts from Kafka only (sink connectors)")
 
 

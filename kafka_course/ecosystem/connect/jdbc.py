@@ -88,7 +88,8 @@ class JdbcWriter:
             return fields, self.pk_fields or [f.name for f in fields], values
         return fields, [], values
 
-    def _key_columns(self, record, fields, values):
+    def _key_columns(self, record: ConnectRecord, fields: list[Field],
+                     values: dict[str, Any]) -> tuple[list[Field], list[str], dict[str, Any]]:
         key_schema = record.key_schema
         if key_schema is not None and key_schema.type == "struct":
             pk = [f for f in key_schema.fields if not self.pk_fields or f.name in self.pk_fields]

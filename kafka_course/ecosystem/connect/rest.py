@@ -23,6 +23,8 @@ from . import plugins, transforms
 from .worker import ConnectError, Worker
 
 Handler = Callable[..., "tuple[int, Any]"]
+Query = dict[str, list[str]]  # a query parameter may repeat
+Answer = tuple[int, Any]  # the HTTP status and the JSON body
 ROUTES: list[tuple[str, re.Pattern, Handler]] = []
 
 
@@ -57,11 +59,11 @@ class ConnectApi:
         return 404, {"error_code": 404, "message": "HTTP 404 Not Found"}
 
     @route("GET", "")
-    def root(self, query, body):
+    def root(self, query: Query, body: Any) -> Answer:
         return 200, {"version": plugins.KAFKA_VERSION, "commit": "kafka-hands-on", "kafka_cluster_id": self.cluster_id}
 
     @route("GET", "/connectors")
-    def list_connectors(self, query, body):
+    def list_connectors(self, query: Query, body: Any) -> Answer:
         names = sorted(self.worker.connectors)
         expand = query.get("expand", [])
         if not expand:
@@ -70,7 +72,7 @@ class ConnectApi:
         return 200, {n: {what: views[what](n) for what in expand if what in views} for n in names}
 
     @route("POST", "/connectors")
-    def create(self, query, body):
+    def create(self, query: Query, body: Any) -> Answer:
         if not isinstance(body, dict) or not isinstance(body.get("config"), dict):
             raise ConnectError(400, "Request body must be {\"name\": ..., \"config\": {...}}")
         name = body.get("name") or body["config"].get("name")
@@ -80,15 +82,15 @@ class ConnectApi:
         return 201, self.worker.info(name)
 
     @route("GET", "/connectors/([^/]+)")
-    def info(self, name, query, body):
+    def info(self, name: str, query: Query, body: Any) -> Answer:
         return 200, self.worker.info(name)
 
     @route("GET", "/connectors/([^/]+)/config")
-    def get_config(self, name, query, body):
+    def get_config(self, name: str, query: Query, body: Any) -> Answer:
         return 200, self.worker.get(name).config
 
     @route("PUT", "/connectors/([^/]+)/config")
-    def put_config(self, name, query, body):
+    def put_config(self, name: str, query: Query, body: Any) -> Answer:
         if not isinstance(body, dict):
             raise ConnectError(400, "Request body must be the connector's configuration, a JSON object")
         if body.get("name", name) != name:
@@ -98,47 +100,47 @@ class ConnectApi:
         return (201 if created else 200), self.worker.info(name)
 
     @route("GET", "/connectors/([^/]+)/status")
-    def status(self, name, query, body):
+    def status(self, name: str, query: Query, body: Any) -> Answer:
         return 200, self.worker.status(name)
 
     @route("GET", "/connectors/([^/]+)/tasks")
-    def tasks(self, name, query, body):
+    def tasks(self, name: str, query: Query, body: Any) -> Answer:
         return 200, [{"id": {"connector": name, "task": t.id}, "config": t.config}
                      for t in self.worker.get(name).tasks]
 
     @route("GET", "/connectors/([^/]+)/tasks/(\\d+)/status")
-    def task_status(self, name, task, query, body):
+    def task_status(self, name: str, task: str, query: Query, body: Any) -> Answer:
         found = [t for t in self.worker.status(name)["tasks"] if t["id"] == int(task)]
         if not found:
             raise ConnectError(404, f"No status found for task {name}-{task}")
         return 200, found[0]
 
     @route("POST", "/connectors/([^/]+)/tasks/(\\d+)/restart")
-    def restart_task(self, name, task, query, body):
+    def restart_task(self, name: str, task: str, query: Query, body: Any) -> Answer:
         self.worker.restart_task(name, int(task))
         return 204, None
 
     @route("GET", "/connectors/([^/]+)/offsets")
-    def offsets(self, name, query, body):
+    def offsets(self, name: str, query: Query, body: Any) -> Answer:
         return 200, self.worker.offsets(name)
 
     @route("PUT", "/connectors/([^/]+)/pause")
-    def pause(self, name, query, body):
+    def pause(self, name: str, query: Query, body: Any) -> Answer:
         self.worker.set_target(name, "PAUSED")
         return 202, None
 
     @route("PUT", "/connectors/([^/]+)/resume")
-    def resume(self, name, query, body):
+    def resume(self, name: str, query: Query, body: Any) -> Answer:
         self.worker.set_target(name, "STARTED")
         return 202, None
 
     @route("PUT", "/connectors/([^/]+)/stop")
-    def stop(self, name, query, body):
+    def stop(self, name: str, query: Query, body: Any) -> Answer:
         self.worker.set_target(name, "STOPPED")
         return 202, None
 
     @route("POST", "/connectors/([^/]+)/restart")
-    def restart(self, name, query, body):
+    def restart(self, name: str, query: Query, body: Any) -> Answer:
         tasks, only_failed = _flag(query, "includeTasks"), _flag(query, "onlyFailed")
         self.worker.restart(name, tasks=tasks, only_failed=only_failed)
         if not tasks and not only_failed:
@@ -146,12 +148,12 @@ class ConnectApi:
         return 202, self.worker.status(name)
 
     @route("DELETE", "/connectors/([^/]+)")
-    def delete(self, name, query, body):
+    def delete(self, name: str, query: Query, body: Any) -> Answer:
         self.worker.delete(name)
         return 204, None
 
     @route("GET", "/connector-plugins")
-    def list_plugins(self, query, body):
+    def list_plugins(self, query: Query, body: Any) -> Answer:
         found = [p.describe() for p in sorted(plugins.PLUGINS, key=lambda p: p.class_name)]
         if query.get("connectorsOnly", ["true"])[-1].lower() == "false":
             found += [{"class": name, "type": "transformation", "version": plugins.KAFKA_VERSION}
@@ -165,11 +167,11 @@ class ConnectApi:
         return plugin
 
     @route("GET", "/connector-plugins/([^/]+)/config")
-    def plugin_config(self, name, query, body):
+    def plugin_config(self, name: str, query: Query, body: Any) -> Answer:
         return 200, [k.definition(i) for i, k in enumerate(self._plugin(name).keys)]
 
     @route("PUT", "/connector-plugins/([^/]+)/config/validate")
-    def validate(self, name, query, body):
+    def validate(self, name: str, query: Query, body: Any) -> Answer:
         config = {k: str(v) for k, v in (body or {}).items()}
         plugin = self._plugin(name)
         if config.get("connector.class") and plugins.find(config["connector.class"]) is not plugin:

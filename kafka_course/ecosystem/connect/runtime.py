@@ -192,7 +192,9 @@ class SinkRunner(TaskRunner):
         if records:
             self.task.put(records)
 
-    def _record(self, msg) -> ConnectRecord | None:
+    # msg: a confluent Message, Any because its stubs make topic, partition and offset optional (they are
+    # unset on an error event) and type headers loosely; a polled record has them all
+    def _record(self, msg: Any) -> ConnectRecord | None:
         try:
             key_schema, key = self.key_converter.to_connect(msg.topic(), msg.key())
             value_schema, value = self.value_converter.to_connect(msg.topic(), msg.value())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._http import JsonServer
 from .._kafka import admin
 from .rest import ConnectApi
@@ -23,7 +25,7 @@ class ConnectServer:
     def url(self) -> str:
         return self.http.url
 
-    def _answer(self, method, path, query, body):
+    def _answer(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
         return self.api.answer(method, path, query, body)
 
     def start(self) -> ConnectServer:

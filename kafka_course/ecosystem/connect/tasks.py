@@ -39,14 +39,14 @@ class SinkTask:
 class FileStreamSourceTask(SourceTask):
     """Each line of the file becomes a record with a string value; the offset is a byte position."""
 
-    def start(self, config, offset):
+    def start(self, config: dict[str, str], offset: dict | None) -> None:
         if not config.get("file"):
             raise ConnectException("This worker cannot read standard input; set \"file\" to a path")
         self.path, self.topic = config["file"], config["topic"]
         self.batch = int(config.get("batch.size", 2000))
         self.position = int((offset or {}).get("position", 0))
 
-    def poll(self):
+    def poll(self) -> list[ConnectRecord]:
         if not os.path.exists(self.path):
             return []  # Kafka's task waits for the file to be created, too
         with open(self.path, "rb") as f:
@@ -67,37 +67,37 @@ _file_locks: dict[str, threading.Lock] = {}
 class FileStreamSinkTask(SinkTask):
     """Writes ``String.valueOf(value)`` of each record as one line, as Kafka's FileStreamSinkTask does."""
 
-    def start(self, config):
+    def start(self, config: dict[str, str]) -> None:
         if not config.get("file"):
             raise ConnectException("This worker has no standard output to write to; set \"file\" to a path")
         self.path = Path(config["file"])
         self.lock = _file_locks.setdefault(str(self.path), threading.Lock())
         self.out = self.path.open("a")
 
-    def put(self, records):
+    def put(self, records: list[ConnectRecord]) -> None:
         with self.lock:
             for record in records:
                 self.out.write(java_string(record.value, record.value_schema) + "\n")
 
-    def flush(self):
+    def flush(self) -> None:
         with self.lock:
             self.out.flush()
 
-    def stop(self):
+    def stop(self) -> None:
         self.out.close()
 
 
 class JdbcSinkTask(SinkTask):
-    def start(self, config):
+    def start(self, config: dict[str, str]) -> None:
         self.writer = JdbcWriter(config)
 
-    def put(self, records):
+    def put(self, records: list[ConnectRecord]) -> None:
         self.writer.write(records)
 
-    def flush(self):
+    def flush(self) -> None:
         pass  # every put() is one committed database transaction
 
-    def stop(self):
+    def stop(self) -> None:
         self.writer.close()
 
 

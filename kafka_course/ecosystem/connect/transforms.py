@@ -64,7 +64,7 @@ def _java_type(value: Any) -> str:
 
 
 class InsertField(Transform):
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema, value = self.get(record)
         self.require_struct_or_map("field insertion", schema, value)
         extra: list[tuple[str, Schema, Any]] = []
@@ -84,7 +84,7 @@ class InsertField(Transform):
 
 
 class ReplaceField(Transform):
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema, value = self.get(record)
         if value is None:
             return record
@@ -106,7 +106,7 @@ class ReplaceField(Transform):
 class MaskField(Transform):
     REQUIRED = ("fields",)
 
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema, value = self.get(record)
         self.require_struct_or_map("masking fields", schema, value)
         replacement = self.config.get("replacement")
@@ -120,7 +120,7 @@ class MaskField(Transform):
 class ExtractField(Transform):
     REQUIRED = ("field",)
 
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema, value = self.get(record)
         self.require_struct_or_map("field extraction", schema, value)
         name = self.config["field"]
@@ -132,7 +132,7 @@ class ExtractField(Transform):
 class ValueToKey(Transform):
     REQUIRED = ("fields",)
 
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         self.require_struct_or_map("copying fields from value to key", record.value_schema, record.value)
         names = _csv(self.config["fields"])
         key = {n: record.value.get(n) for n in names}
@@ -145,7 +145,7 @@ class ValueToKey(Transform):
 class RegexRouter(Transform):
     REQUIRED = ("regex", "replacement")
 
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         pattern = re.compile(self.config["regex"])
         if not pattern.fullmatch(record.topic):
             return record
@@ -157,7 +157,7 @@ class TimestampRouter(Transform):
     JAVA_DATE: ClassVar[list[tuple[str, str]]] = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
                                                    ("mm", "%M"), ("ss", "%S")]
 
-    def apply(self, record):
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
         fmt = self.config.get("timestamp.format", "yyyyMMdd")
         for java, strftime in self.JAVA_DATE:
             fmt = fmt.replace(java, strftime)

@@ -16,9 +16,10 @@ from urllib.parse import unquote
 
 from . import errors
 from .formats import TYPES
-from .store import Record, SchemaStore
+from .store import Record, SchemaStore, Version
 
 Write = Callable[[list[Record]], None]
+Query = dict[str, str]
 Handler = Callable[..., Any]
 ROUTES: list[tuple[str, re.Pattern, Handler]] = []
 
@@ -62,25 +63,25 @@ class RegistryApi:
 
     # -- subjects and versions -------------------------------------------------------------------
     @route("GET", "/subjects")
-    def list_subjects(self, query, body):
+    def list_subjects(self, query: Query, body: Any) -> list[str]:
         prefix = query.get("subjectPrefix", "")
         return [s for s in self.store.live_subjects(flag(query, "deleted")) if s.startswith(prefix)]
 
     @route("GET", "/subjects/([^/]+)/versions")
-    def list_versions(self, subject, query, body):
+    def list_versions(self, subject: str, query: Query, body: Any) -> list[int]:
         versions = self.store.versions(subject, flag(query, "deleted"))
         if not versions:
             raise errors.subject_not_found(subject)
         return [v.version for v in versions]
 
     @route("POST", "/subjects/([^/]+)/versions")
-    def register(self, subject, query, body):
+    def register(self, subject: str, query: Query, body: Any) -> dict[str, int]:
         records, schema_id = self.store.plan_register(subject, body or {})
         self.write(records)
         return {"id": schema_id}
 
     @route("POST", "/subjects/([^/]+)")
-    def lookup(self, subject, query, body):
+    def lookup(self, subject: str, query: Query, body: Any) -> dict:
         parsed, _ = self.store.candidate(body or {})
         if not self.store.versions(subject, deleted=True):
             raise errors.subject_not_found(subject)
@@ -90,31 +91,31 @@ class RegistryApi:
         return found.body()
 
     @route("GET", "/subjects/([^/]+)/versions/([^/]+)")
-    def get_version(self, subject, version, query, body):
+    def get_version(self, subject: str, version: str, query: Query, body: Any) -> dict:
         return self.store.version(subject, version, flag(query, "deleted")).body()
 
     @route("GET", "/subjects/([^/]+)/versions/([^/]+)/schema")
-    def get_version_schema(self, subject, version, query, body):
+    def get_version_schema(self, subject: str, version: str, query: Query, body: Any) -> RawText:
         return RawText(self.store.version(subject, version, flag(query, "deleted")).schema)
 
     @route("GET", "/subjects/([^/]+)/versions/([^/]+)/referencedby")
-    def referenced_by(self, subject, version, query, body):
+    def referenced_by(self, subject: str, version: str, query: Query, body: Any) -> list[int]:
         return self.store.referenced_by(subject, self.store.version(subject, version, True).version)
 
     @route("DELETE", "/subjects/([^/]+)")
-    def delete_subject(self, subject, query, body):
+    def delete_subject(self, subject: str, query: Query, body: Any) -> list[int]:
         records, versions = self.store.plan_delete_subject(subject, flag(query, "permanent"))
         self.write(records)
         return versions
 
     @route("DELETE", "/subjects/([^/]+)/versions/([^/]+)")
-    def delete_version(self, subject, version, query, body):
+    def delete_version(self, subject: str, version: str, query: Query, body: Any) -> int:
         records, number = self.store.plan_delete_version(subject, version, flag(query, "permanent"))
         self.write(records)
         return number
 
     # -- schemas by id ------------------------------------------------------------------------------
-    def _by_id(self, schema_id: str, query: dict[str, str]):
+    def _by_id(self, schema_id: str, query: Query) -> list[Version]:
         found = self.store.by_id(int(schema_id)) if schema_id.isdigit() else []
         if "subject" in query and any(v.subject == query["subject"] for v in found):
             found = [v for v in found if v.subject == query["subject"]]
@@ -123,51 +124,51 @@ class RegistryApi:
         return found
 
     @route("GET", "/schemas/ids/([^/]+)")
-    def get_schema(self, schema_id, query, body):
+    def get_schema(self, schema_id: str, query: Query, body: Any) -> dict:
         v = self._by_id(schema_id, query)[0]
         return {k: val for k, val in v.body().items() if k in ("schemaType", "references", "schema")}
 
     @route("GET", "/schemas/ids/([^/]+)/schema")
-    def get_schema_text(self, schema_id, query, body):
+    def get_schema_text(self, schema_id: str, query: Query, body: Any) -> RawText:
         return RawText(self._by_id(schema_id, query)[0].schema)
 
     @route("GET", "/schemas/ids/([^/]+)/versions")
-    def get_schema_versions(self, schema_id, query, body):
+    def get_schema_versions(self, schema_id: str, query: Query, body: Any) -> list[dict[str, Any]]:
         return [{"subject": v.subject, "version": v.version} for v in self._by_id(schema_id, {})
                 if flag(query, "deleted") or not v.deleted]
 
     @route("GET", "/schemas/ids/([^/]+)/subjects")
-    def get_schema_subjects(self, schema_id, query, body):
+    def get_schema_subjects(self, schema_id: str, query: Query, body: Any) -> list[str]:
         return sorted({v.subject for v in self._by_id(schema_id, {}) if flag(query, "deleted") or not v.deleted})
 
     @route("GET", "/schemas/types")
-    def schema_types(self, query, body):
+    def schema_types(self, query: Query, body: Any) -> list[str]:
         return list(TYPES)
 
     # -- compatibility and configuration ------------------------------------------------------------
     @route("POST", "/compatibility/subjects/([^/]+)/versions/([^/]+)")
-    def test_against_version(self, subject, version, query, body):
+    def test_against_version(self, subject: str, version: str, query: Query, body: Any) -> dict:
         parsed, _ = self.store.candidate(body or {})
         against = self.store.version(subject, version)
         return _compatibility_answer(self.store.problems(subject, parsed, [against]), flag(query, "verbose"))
 
     @route("POST", "/compatibility/subjects/([^/]+)/versions")
-    def test_against_all(self, subject, query, body):
+    def test_against_all(self, subject: str, query: Query, body: Any) -> dict:
         parsed, _ = self.store.candidate(body or {})
         return _compatibility_answer(self.store.problems(subject, parsed), flag(query, "verbose"))
 
     @route("GET", "/config")
-    def get_global_config(self, query, body):
+    def get_global_config(self, query: Query, body: Any) -> dict[str, str]:
         return {"compatibilityLevel": self.store.compatibility(None)}
 
     @route("PUT", "/config")
-    def set_global_config(self, query, body):
+    def set_global_config(self, query: Query, body: Any) -> dict[str, str]:
         level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
         self.write(self.store.plan_config(None, level))
         return {"compatibility": level.upper()}
 
     @route("GET", "/config/([^/]+)")
-    def get_subject_config(self, subject, query, body):
+    def get_subject_config(self, subject: str, query: Query, body: Any) -> dict[str, str]:
         if subject in self.store.configs:
             return {"compatibilityLevel": self.store.configs[subject]}
         if flag(query, "defaultToGlobal"):
@@ -175,13 +176,13 @@ class RegistryApi:
         raise errors.no_subject_compatibility(subject)
 
     @route("PUT", "/config/([^/]+)")
-    def set_subject_config(self, subject, query, body):
+    def set_subject_config(self, subject: str, query: Query, body: Any) -> dict[str, str]:
         level = (body or {}).get("compatibility") or ""  # plan_config refuses "" as an invalid level
         self.write(self.store.plan_config(subject, level))
         return {"compatibility": level.upper()}
 
     @route("DELETE", "/config/([^/]+)")
-    def delete_subject_config(self, subject, query, body):
+    def delete_subject_config(self, subject: str, query: Query, body: Any) -> dict[str, str]:
         if subject not in self.store.configs:
             raise errors.no_subject_compatibility(subject)
         previous = self.store.configs[subject]
@@ -190,15 +191,15 @@ class RegistryApi:
 
     # -- the rest of the surface clients probe ------------------------------------------------------
     @route("GET", "")
-    def root(self, query, body):
+    def root(self, query: Query, body: Any) -> dict:
         return {}
 
     @route("GET", "/mode")
-    def mode(self, query, body):
+    def mode(self, query: Query, body: Any) -> dict[str, str]:
         return {"mode": "READWRITE"}
 
     @route("GET", "/contexts")
-    def contexts(self, query, body):
+    def contexts(self, query: Query, body: Any) -> list[str]:
         return ["."]
 
 

@@ -11,6 +11,8 @@ levels ask against every earlier version instead of the latest only.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from .base import InvalidSchema, ParsedSchema
 
 __all__ = ["InvalidSchema", "ParsedSchema", "LEVELS", "TYPES", "parse", "compatibility_problems"]
@@ -42,6 +44,6 @@ def compatibility_problems(new: ParsedSchema, earlier: list[ParsedSchema], level
     return list(dict.fromkeys(out))
 
 
-def _module(schema_type: str):
+def _module(schema_type: str) -> ModuleType:  # avro, json_schema or protobuf: each parses its format
     from . import avro, json_schema, protobuf
     return {"AVRO": avro, "JSON": json_schema, "PROTOBUF": protobuf}[schema_type]

@@ -65,7 +65,7 @@ def in_thread(coroutine_fn: Callable[[], Any]) -> Any:
     """Run an async function on a fresh event loop in a thread and return its result."""
     out: dict[str, Any] = {}
 
-    def target():
+    def target() -> None:
         try:
             out["value"] = asyncio.run(coroutine_fn())
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread

@@ -9,11 +9,15 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ...client_logs import quiet
 from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICKS, WORKERS, Jobs, Run, p99, publish_ticks
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer
 
 
 def _topic(bootstrap: str, name: str, partitions: int) -> str:
@@ -23,7 +27,8 @@ def _topic(bootstrap: str, name: str, partitions: int) -> str:
     return topic
 
 
-def _produce(bootstrap: str, topic: str, values: list[bytes], partition_of=lambda i: 0) -> None:
+def _produce(bootstrap: str, topic: str, values: list[bytes],
+             partition_of: Callable[[int], int] = lambda i: 0) -> None:
     from confluent_kafka import Producer
     producer = Producer(quiet({"bootstrap.servers": bootstrap, "linger.ms": 0}))
     for i, value in enumerate(values):
@@ -31,7 +36,9 @@ def _produce(bootstrap: str, topic: str, values: list[bytes], partition_of=lambd
     producer.flush(10)
 
 
-def _consumer(bootstrap: str, **settings: Any):
+def _consumer(bootstrap: str, **settings: Any) -> Consumer:
+    # confluent types a Message's value and offset as optional (unset on an error event); the lines of
+    # this module that read them from a record carry a type: ignore
     from confluent_kafka import Consumer
     return Consumer(quiet({"enable.partition.eof": False, **settings, "bootstrap.servers": bootstrap}))
 
@@ -58,7 +65,7 @@ def _read(bootstrap: str, topic: str, settings: dict, expected: int, idle: float
                 last = time.monotonic()
             for msg in consumer.consume(100, 0.2):
                 if msg.error() is None:
-                    values.append(msg.value())
+                    values.append(msg.value())  # type: ignore[arg-type]  # a record has them
                     last = time.monotonic()
     finally:
         consumer.close()
@@ -92,9 +99,9 @@ def _worker(bootstrap: str, topic: str, partition: int, jobs: Jobs, settings: di
             msg = consumer.poll(0.1)
             if msg is None or msg.error() is not None:
                 continue
-            if not jobs.attempt(int(msg.value()), f"worker {partition + 1}"):
+            if not jobs.attempt(int(msg.value()), f"worker {partition + 1}"):  # type: ignore[arg-type]  # a record has them
                 # Kafka cannot hand one record to another worker: this worker reads it again.
-                consumer.seek(TopicPartition(topic, partition, msg.offset()))
+                consumer.seek(TopicPartition(topic, partition, msg.offset()))  # type: ignore[arg-type]  # a record has them
     finally:
         consumer.close()
 
@@ -129,13 +136,13 @@ def fan_out(bootstrap: str, settings: dict[str, Any]) -> Run:
     return run
 
 
-def _dashboard(consumer, latencies: list[float], run: Run) -> None:
+def _dashboard(consumer: Consumer, latencies: list[float], run: Run) -> None:
     got, deadline = 0, time.monotonic() + LIMIT_S
     try:
         while got < TICKS and time.monotonic() < deadline:
             for msg in consumer.consume(100, 0.1):
                 if msg.error() is None:
-                    latencies.append(time.perf_counter() - float(msg.value()))
+                    latencies.append(time.perf_counter() - float(msg.value()))  # type: ignore[arg-type]  # a record has them
                     got += 1
     finally:
         consumer.close()

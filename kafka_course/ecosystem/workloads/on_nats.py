@@ -10,15 +10,22 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICK_EVERY, TICKS, WORKERS, Jobs, Run, in_thread, p99
 
+if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.aio.msg import Msg
+
+Subscriber = Callable[["Msg"], Awaitable[None]]  # what nats-py calls with each message (cb=)
+
 KNOBS = {"work-queue": {"queue_group": None}, "fan-out": {"queue_group": None}}
 
 
-async def _connect(url: str):
+async def _connect(url: str) -> Client:
     import nats
     return await nats.connect(url, connect_timeout=2, max_reconnect_attempts=0)
 
@@ -47,8 +54,8 @@ async def _replay(url: str) -> Run:
     return run
 
 
-def _into(values: list[bytes]):
-    async def on_message(msg) -> None:
+def _into(values: list[bytes]) -> Subscriber:
+    async def on_message(msg: Msg) -> None:
         values.append(msg.data)
     return on_message
 
@@ -63,8 +70,8 @@ async def _work_queue(url: str, queue_group: str | None) -> Run:
     subject = f"jobs.{uuid.uuid4().hex[:6]}"
     jobs = Jobs("nats")
 
-    def worker(name: str):
-        async def on_job(msg) -> None:
+    def worker(name: str) -> Subscriber:
+        async def on_job(msg: Msg) -> None:
             await jobs.attempt_async(int(msg.data), name)  # a failed job is simply gone: nothing redelivers it
         return on_job
     for w in range(WORKERS):  # each subscription handles its messages one at a time, like a worker
@@ -94,8 +101,8 @@ async def _fan_out(url: str, queue_group: str | None) -> Run:
     run, latencies = Run("fan-out", "nats"), []
     counts = [0] * DASHBOARDS
 
-    def dashboard(d: int):
-        async def on_tick(msg) -> None:
+    def dashboard(d: int) -> Subscriber:
+        async def on_tick(msg: Msg) -> None:
             latencies.append(time.perf_counter() - float(msg.data))
             counts[d] += 1
         return on_tick

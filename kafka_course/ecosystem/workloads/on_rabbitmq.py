@@ -11,15 +11,20 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...i18n import _
 from . import DASHBOARDS, JOBS, LIMIT_S, PAYMENTS, TICKS, WORKERS, Jobs, Run, p99, publish_ticks, wait_for
 
+if TYPE_CHECKING:  # (pika ships no types: mypy reads these as Any)
+    from pika import BasicProperties, BlockingConnection
+    from pika.adapters.blocking_connection import BlockingChannel
+    from pika.spec import Basic
+
 KNOBS = {"work-queue": {"prefetch_count": 0, "auto_ack": False}}
 
 
-def _connect(url: str):
+def _connect(url: str) -> BlockingConnection:
     import pika
     params = pika.URLParameters(url)
     params.socket_timeout = params.blocked_connection_timeout = 5
@@ -27,7 +32,7 @@ def _connect(url: str):
     return pika.BlockingConnection(params)
 
 
-def _drain(channel, queue: str, expected: int, idle: float = 1.0) -> list[bytes]:
+def _drain(channel: BlockingChannel, queue: str, expected: int, idle: float = 1.0) -> list[bytes]:
     """Take what the queue delivers (acknowledged at once) until ``expected`` or ``idle`` s of nothing."""
     got: list[bytes] = []
     for method, _properties, body in channel.consume(queue, auto_ack=True, inactivity_timeout=idle):
@@ -93,7 +98,7 @@ def _worker(url: str, queue: str, jobs: Jobs, options: dict, ready: threading.Ba
         channel.basic_qos(prefetch_count=int(options["prefetch_count"]))
     auto_ack = bool(options["auto_ack"])
 
-    def on_job(ch, method, _properties, body):
+    def on_job(ch: BlockingChannel, method: Basic.Deliver, _properties: BasicProperties, body: bytes) -> None:
         if jobs.attempt(int(body), name):
             if not auto_ack:
                 ch.basic_ack(method.delivery_tag)
@@ -143,7 +148,7 @@ def _dashboard(url: str, queue: str, latencies: list[float], run: Run, ready: th
     channel = connection.channel()
     got = 0
 
-    def on_tick(_ch, _method, _properties, body):
+    def on_tick(_ch: BlockingChannel, _method: Basic.Deliver, _properties: BasicProperties, body: bytes) -> None:
         nonlocal got
         latencies.append(time.perf_counter() - float(body))
         got += 1
