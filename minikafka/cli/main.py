@@ -18,6 +18,7 @@ GROUP = "minikafka.commands"
 BUILT_IN = {
     "serve": ("minikafka.cli.serve:main", "run a broker (or a cluster of brokers) on this machine"),
     "dump-log": ("minikafka.cli.dump_log:main", "print the batches and records of segment files (kafka-dump-log.sh)"),
+    "link": ("minikafka.cli.link:main", "run fault proxies between nodes, or cut, delay and heal their links"),
 }
 
 
