@@ -21,11 +21,13 @@ command per line on 127.0.0.1 and answers one line, ``ok [json]`` or ``error ...
     heal [A B]                   status                   routes
 
 From a shell: ``minikafka link --control 127.0.0.1:PORT partition b1 c2`` (or
-``python -m minikafka link ...``).
+``python -m minikafka link ...``). :mod:`minikafka.netfault.history` records produce
+attempts and checks the data read back (no acknowledged record lost or duplicated).
 """
 
+from .history import Check, History, check
 from .network import Network
 from .proxy import Link
 from .rules import Direction, LinkRules, Mode
 
-__all__ = ["Direction", "Link", "LinkRules", "Mode", "Network"]
+__all__ = ["Check", "Direction", "History", "Link", "LinkRules", "Mode", "Network", "check"]
