@@ -1,7 +1,12 @@
 """Jepsen-style fault run: acks=all idempotent producers write while a nemesis stops,
-crashes and restarts brokers; then every partition is read back and checked.
+crashes and restarts brokers and cuts the producers' link to one of them; then every
+partition is read back and checked.
 
     python bench/faults.py --minutes 5 --seed 1
+
+The producers reach the embedded 3-broker Cluster only through :mod:`minikafka.netfault`
+proxies (its ``advertised.listeners``), so a cut link is a partition that holds their
+requests or a reset that closes their connections (``--no-links``: broker faults only).
 
 Prints the figures (writes, acknowledged, lost, duplicated, failovers) and exits 1 if
 the check failed. The parts are importable (``from bench.faults import run``) so a test
@@ -14,14 +19,17 @@ The check itself is :mod:`minikafka.netfault.history`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
+import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+from minikafka.netfault import Network
 from minikafka.netfault.history import Check, History, check, replica_logs
 
 TOPIC = "jepsen"
@@ -39,13 +47,15 @@ class ClusterNemesis:
 
     def __init__(self, cluster: Any, topic: str = TOPIC, max_down: int = 1) -> None:
         self.cluster, self.topic, self.max_down = cluster, topic, max_down
-        self._epochs_at_start = self._epochs()
+        self._epochs_at_start: int | None = None  # read at the first fault: the topic exists by then
 
     def _epochs(self) -> int:
         parts = len(self.cluster.metadata.topics[self.topic].partitions)
         return sum(self.cluster.partition_state(self.topic, p)["leader_epoch"] for p in range(parts))
 
     def step(self, rng: random.Random) -> str:
+        if self._epochs_at_start is None:
+            self._epochs_at_start = self._epochs()
         live = self.cluster.live_brokers
         down = [b for b in self.cluster.node_ids if b not in live]
         if down and (len(down) >= self.max_down or rng.random() < 0.5):
@@ -65,7 +75,65 @@ class ClusterNemesis:
 
     def failovers(self) -> int:
         """Leader changes so far: the growth of the partitions' leader epochs."""
-        return self._epochs() - self._epochs_at_start
+        return 0 if self._epochs_at_start is None else self._epochs() - self._epochs_at_start
+
+
+class ClientLinkNemesis:
+    """Broker faults, and now and then the producers' link to one broker cut (a partition
+    that holds their requests, or resets) through a :class:`~minikafka.netfault.Network`."""
+
+    def __init__(self, brokers: ClusterNemesis, network: Network, share: float = 0.4) -> None:
+        self.brokers, self.network, self.share = brokers, network, share
+        self.cut: str | None = None
+
+    def step(self, rng: random.Random) -> str:
+        if self.cut:
+            self.network.heal("client", self.cut)
+            healed, self.cut = self.cut, None
+            return f"heal client-{healed}"
+        if rng.random() >= self.share:
+            return self.brokers.step(rng)
+        self.cut = rng.choice(list(self.network.nodes))
+        how = rng.choice(["partition", "reset"])
+        getattr(self.network, how)("client", self.cut)
+        return f"{how} client-{self.cut}"
+
+    def heal(self) -> None:
+        self.network.heal()
+        self.brokers.heal()
+
+    def failovers(self) -> int:
+        return self.brokers.failovers()
+
+
+def free_port_block(count: int, rng: random.Random) -> int:
+    """A first port such that it and the next ``count - 1`` are free on 127.0.0.1."""
+    for _ in range(200):
+        base = rng.randrange(20000, 60000 - count)
+        try:
+            with contextlib.ExitStack() as stack:
+                for port in range(base, base + count):
+                    stack.enter_context(socket.create_server(("127.0.0.1", port)))
+            return base
+        except OSError:
+            continue
+    raise RuntimeError(f"no {count} free consecutive ports found")
+
+
+@contextlib.contextmanager
+def proxied_brokers(brokers: int = 3, seed: int = 0) -> Iterator[tuple[dict[str, str], Network]]:
+    """Cluster settings and a running Network such that clients reach broker N only through
+    the proxy ``client->bN`` (its ``advertised.listeners``); broker N listens on the real port."""
+    rng = random.Random(seed)
+    real, proxied = free_port_block(brokers, rng), free_port_block(brokers, rng)
+    nodes = {f"b{i + 1}": real + i for i in range(brokers)}
+    ports = {("client", f"b{i + 1}"): proxied + i for i in range(brokers)}
+    with Network(nodes, clients=["client"], seed=seed, ports=ports) as network:
+        config = {
+            "listeners": f"PLAINTEXT://127.0.0.1:{real}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{proxied}",
+        }
+        yield config, network
 
 
 class RecordingProducer:
@@ -218,22 +286,32 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--producers", type=int, default=2)
+    parser.add_argument("--no-links", dest="links", action="store_false", help="broker faults only, no cut links")
     parser.add_argument("--verbose", action="store_true", help="print each fault as it happens")
     args = parser.parse_args()
     from minikafka import Cluster
 
     with (
         tempfile.TemporaryDirectory(prefix="mk-faults-") as data,
-        Cluster(brokers=3, data_dir=data, config={"min.insync.replicas": 2}) as cluster,
+        proxied_brokers(3, args.seed) as (listeners, network),
+        Cluster(brokers=3, data_dir=data, config={"min.insync.replicas": 2, **listeners}) as cluster,
     ):
+        nemesis = ClientLinkNemesis(ClusterNemesis(cluster), network) if args.links else None
         result, figures = run(
-            cluster, args.minutes * 60, args.seed, args.producers, log=print if args.verbose else lambda line: None
+            cluster,
+            args.minutes * 60,
+            args.seed,
+            args.producers,
+            nemesis=nemesis,
+            log=print if args.verbose else lambda line: None,
         )
     print(json.dumps(figures))
     for attempt in result.lost[:10]:
         print("lost:", attempt)
-    for value, n in list(result.duplicated.items())[:10]:
-        print(f"duplicated {n} times: {value!r}")
+    for value, places in list(result.duplicated.items())[:10]:
+        print(f"duplicated: {value!r} at (partition, offset) {places}")
+    for attempt, stored_at in result.wrong_offset[:10]:
+        print(f"acknowledged at offset {attempt.offset} but stored at {stored_at}: {attempt}")
     for line in [*result.reordered[:10], *result.diverged[:10]]:
         print(line)
     raise SystemExit(0 if result.ok else 1)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,7 +93,7 @@ class Check:
     failed: int = 0
     indeterminate_stored: int = 0  # failed attempts that the log holds anyway (allowed)
     lost: list[Attempt] = field(default_factory=list)
-    duplicated: dict[bytes, int] = field(default_factory=dict)
+    duplicated: dict[bytes, list[tuple[int, int]]] = field(default_factory=dict)  # value -> (partition, offset)s
     wrong_offset: list[tuple[Attempt, int]] = field(default_factory=list)
     reordered: list[str] = field(default_factory=list)
     diverged: list[str] = field(default_factory=list)
@@ -129,8 +129,7 @@ def check(
     for partition, records in stored.items():
         for position, (offset, value) in enumerate(records):
             where[value].append((partition, position, offset))
-    counts = Counter({value: len(places) for value, places in where.items()})
-    result.duplicated = {value: n for value, n in counts.items() if n > 1}
+    result.duplicated = {value: [(p, o) for p, _, o in places] for value, places in where.items() if len(places) > 1}
     result.indeterminate_stored = sum(1 for a in history.attempts if a.acked is False and a.value in where)
     _check_acknowledged(history, where, result)
     if replicas is not None:

@@ -30,7 +30,11 @@ def _address(spec: str | int | tuple[str, int]) -> tuple[str, int]:
 
 
 class Network:
-    """``Network({"b1": 9092, "c1": "127.0.0.1:9093"}, clients=["client"])``; use as a context manager."""
+    """``Network({"b1": 9092, "c1": "127.0.0.1:9093"}, clients=["client"])``; use as a context manager.
+
+    ``ports`` fixes the port of some links' proxies, for nodes that must know them before
+    they start (an embedded Cluster's ``advertised.listeners``).
+    """
 
     def __init__(
         self,
@@ -39,10 +43,12 @@ class Network:
         *,
         host: str = "127.0.0.1",
         seed: int | None = None,
+        ports: Mapping[tuple[str, str], int] | None = None,
     ) -> None:
         self.nodes = {name: _address(spec) for name, spec in nodes.items()}
         self.clients = [c for c in clients if c not in self.nodes]
         self.host, self.seed = host, seed
+        self.ports = dict(ports or {})  # (src, dst) -> the port its proxy listens on (default: any free one)
         self.links: dict[tuple[str, str], Link] = {}
         self.control_port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -66,7 +72,8 @@ class Network:
         ready.wait()
         for n, (src, dst) in enumerate((s, d) for s in [*self.nodes, *self.clients] for d in self.nodes if s != d):
             seed = None if self.seed is None else self.seed * 7919 + n
-            link = Link(f"{src}->{dst}", self.nodes[dst], host=self.host, rules=LinkRules(seed=seed))
+            port = self.ports.get((src, dst), 0)
+            link = Link(f"{src}->{dst}", self.nodes[dst], host=self.host, port=port, rules=LinkRules(seed=seed))
             self.links[(src, dst)] = link
             self.run(link.start())
         return self

@@ -78,14 +78,17 @@ class Link:
 
     # -- one connection --------------------------------------------------------------------
     async def _accept(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
         self.connections_accepted += 1
+        # The connection runs in its own task, so that a reset cancels it and not the task
+        # asyncio's server made for this callback (which would report the cancellation).
+        task = asyncio.ensure_future(self._serve(client_r, client_w))
+        self._tasks.add(task)
         try:
-            await self._serve(client_r, client_w)
+            await asyncio.wait([task])
         finally:
             self._tasks.discard(task)
+            if task.done() and not task.cancelled() and task.exception():
+                raise task.exception()  # type: ignore[misc]
 
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         if self.rules.on_connect() is Verdict.CLOSE:
@@ -118,13 +121,17 @@ class Link:
     async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, direction: Direction) -> None:
         """Copy one direction, each chunk held for the link's delay, order kept (TCP is a stream)."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue(QUEUED_CHUNKS)
+        queue: asyncio.Queue[tuple[float, bytes | None]] = asyncio.Queue(QUEUED_CHUNKS)
 
         async def read_side() -> None:
             last_due = 0.0
             while True:
                 await self._flowing.wait()
-                data = await reader.read(CHUNK)
+                try:
+                    data = await reader.read(CHUNK)
+                except OSError:
+                    await queue.put((0.0, None))  # the peer reset its connection: reset the other one too
+                    return
                 last_due = max(last_due, loop.time() + self.rules.delay_for(direction))
                 await queue.put((last_due, data))
                 if not data:
@@ -137,6 +144,8 @@ class Link:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 await self._flowing.wait()
+                if data is None:
+                    raise ConnectionResetError(f"{self.name}: the {direction.value} side was reset")
                 if not data:
                     if writer.can_write_eof() and not writer.is_closing():
                         with contextlib.suppress(OSError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.faults import run
+from bench.faults import ClientLinkNemesis, ClusterNemesis, proxied_brokers, run
 from minikafka.netfault import History, check
 
 
@@ -49,7 +49,7 @@ def test_a_duplicate_is_caught():
     history, stored = clean()
     stored[0].append((4, b"a1"))  # a retried batch written twice
     result = check(history, stored)
-    assert not result.ok and result.duplicated == {b"a1": 2}
+    assert not result.ok and result.duplicated == {b"a1": [(0, 1), (0, 4)]}
 
 
 def test_a_record_in_another_partition_is_lost_there():
@@ -78,10 +78,15 @@ def test_diverging_replicas_are_caught():
 
 
 @pytest.mark.slow  # about 25 s: 16 s of writes under faults, then the read-back
-def test_nothing_acknowledged_is_lost_across_random_broker_faults(make_cluster):
-    cluster = make_cluster(brokers=3, config={"min.insync.replicas": 2})
-    result, figures = run(cluster, seconds=16, seed=31, interval=(0.6, 1.4))
+def test_nothing_acknowledged_is_lost_across_broker_faults_and_cut_links(make_cluster):
+    """The producers reach the brokers only through fault proxies; brokers are stopped,
+    crashed and restarted, and the producers' link to one broker is now and then cut."""
+    with proxied_brokers(3, seed=31) as (listeners, network):
+        cluster = make_cluster(brokers=3, config={"min.insync.replicas": 2, **listeners})
+        nemesis = ClientLinkNemesis(ClusterNemesis(cluster), network)
+        result, figures = run(cluster, seconds=16, seed=31, interval=(0.6, 1.4), nemesis=nemesis)
+        proxied = sum(status["accepted"] for name, status in network.status().items() if name.startswith("client->"))
     assert figures["settled"] and figures["unanswered"] == 0, figures
-    assert figures["faults"] >= 8 and figures["failovers"] >= 4, figures
+    assert figures["faults"] >= 8 and figures["failovers"] >= 2 and proxied > 3, figures
     assert result.acknowledged > 1000, figures
-    assert result.ok, (figures, result.lost[:3], list(result.duplicated)[:3], result.reordered[:3], result.diverged)
+    assert result.ok, (figures, result.lost[:3], result.duplicated, result.reordered[:3], result.diverged)
