@@ -172,6 +172,26 @@ def test_network_routes_every_ordered_pair():
             net.partition("b1", "client")
 
 
+def test_isolate_and_one_way_cuts_touch_only_their_links(echo):
+    with Network({"b1": echo.port, "b2": echo.port, "b3": echo.port}) as net:
+        net.isolate("b1")
+        net.partition("b2", "b3", one_way=True)
+        modes = {name: link["mode"] for name, link in net.status().items()}
+        assert modes == {
+            "b1->b2": "partition",
+            "b1->b3": "partition",
+            "b2->b1": "partition",
+            "b3->b1": "partition",
+            "b2->b3": "partition",
+            "b3->b2": "pass",
+        }
+        host, port = net.address("b3", "b2").split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            assert exchange(sock, b"still here") == b"still here"
+        net.heal("b1", "b2")
+        assert {name for name, link in net.status().items() if link["mode"] == "pass"} == {"b1->b2", "b2->b1", "b3->b2"}
+
+
 def test_partition_times_out_a_kafka_producer_until_healed(make_cluster):
     """confluent-kafka reaches a broker only through the proxy (advertised.listeners): while
     partitioned its request stalls and the delivery times out; after heal it is acknowledged."""
