@@ -1,6 +1,6 @@
 """The ``minikafka`` command: the broker's own tools, plus any registered client tools.
 
-``serve``, ``dump-log`` and ``controller`` belong to the broker. Other packages add subcommands through
+``serve``, ``dump-log``, ``controller`` and ``link`` belong to the broker. Other packages add subcommands through
 the ``minikafka.commands`` entry-point group (name -> ``module:main``); the course
 package registers its Kafka-shaped client tools there (``topics``, ``console-producer``,
 ``console-consumer``, ``consumer-groups``, ``fakeusers``). The broker package never
@@ -19,6 +19,7 @@ BUILT_IN = {
     "serve": ("minikafka.cli.serve:main", "run a broker (or a cluster of brokers) on this machine"),
     "dump-log": ("minikafka.cli.dump_log:main", "print the batches and records of segment files (kafka-dump-log.sh)"),
     "controller": ("minikafka.kraft.cli:main", "run one KRaft controller of a quorum, as its own process (KIP-595)"),
+    "link": ("minikafka.cli.link:main", "run fault proxies between nodes, or cut, delay and heal their links"),
 }
 
 
