@@ -34,6 +34,7 @@ from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.throttle import ByteRate
+from .resource_configs import ResourceConfigs
 from .share.coordinator import ShareGroupCoordinator
 from .share.manager import SharePartitionManager
 from .share.state_topic import ShareStateTopic
@@ -51,7 +52,7 @@ MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
 
-class Broker:
+class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None):
         self.node_id, self.config = node_id, config

@@ -15,7 +15,8 @@ The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` 
 the course's public surface of the broker. It imports only the wire codec, errors and the
 ACL types, so a converted handler that imports it stays clear of the broker (an
 import-linter contract in pyproject.toml says so). Ports so far: ``TransactionsPort`` (the
-five transaction APIs). Next: configs, groups, topics, share groups, ACLs, the cluster view.
+five transaction APIs) and ``ConfigsPort`` (DescribeConfigs, AlterConfigs,
+IncrementalAlterConfigs). Next: groups, topics, share groups, ACLs, the cluster view.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ ANONYMOUS = "User:ANONYMOUS"  # the principal of an unauthenticated connection (
 # What a handler answers: a kio response entity of the negotiated version (``Caller.respond`` picks
 # its class, which differs from version to version); None: no answer (acks=0).
 Response = Any
+
+# One described setting (``ConfigsPort``): (name, value, source code, type code, read-only, documentation,
+# synonyms as (name, value, source code)), the codes as DescribeConfigs carries them.
+Described = tuple[str, str | None, int, int, bool, str, tuple[tuple[str, str | None, int], ...]]
 
 # One offset a transaction commits for a group: (topic, partition, offset, leader epoch, metadata).
 TxnOffset = tuple[str, int, int, int, str]
@@ -117,5 +122,23 @@ class TransactionsPort(Protocol):
         ...
 
 
-class Ports(TransactionsPort, Protocol):
+class ConfigsPort(Protocol):
+    """What the config APIs ask of a broker (``minikafka.resource_configs``): a resource is a topic (2),
+    a broker (4: its id, or "" for the cluster-wide defaults), a broker's loggers (8, KIP-412) or a
+    group (32). Each raises ``KafkaError`` (unknown resource, invalid value); ACLs are the handlers'."""
+
+    def describe_resource_configs(self, resource_type: int, name: str) -> list[Described]: ...
+
+    def replace_resource_configs(self, resource_type: int, name: str, overrides: dict[str, str],
+                                 validate_only: bool) -> None:
+        """AlterConfigs: ``overrides`` become the resource's only ones (checked, not kept, if ``validate_only``)."""
+        ...
+
+    def alter_resource_configs(self, resource_type: int, name: str, changes: list[tuple[int, str, str | None]],
+                               validate_only: bool) -> None:
+        """IncrementalAlterConfigs (KIP-339): (operation: SET 0, DELETE 1, APPEND 2, SUBTRACT 3, setting, value)."""
+        ...
+
+
+class Ports(TransactionsPort, ConfigsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

@@ -7,7 +7,8 @@ move off the service locator is under way:
   (``ports.Ports``, e.g. the ``TransactionsPort``); dispatch builds it once per broker and calls
   ``handle(caller, request)`` with a ``ports.Caller``, never the broker. Its hooks take the caller.
   Converted so far: the five transaction APIs (InitProducerId, AddPartitionsToTxn,
-  AddOffsetsToTxn, EndTxn, TxnOffsetCommit).
+  AddOffsetsToTxn, EndTxn, TxnOffsetCommit) and the three config APIs (DescribeConfigs,
+  AlterConfigs, IncrementalAlterConfigs).
 - ``Handler`` (the old style, every other API): ``handle(ctx, request)`` with a
   ``context.RequestContext``, whose ``broker`` is the whole broker. An API moves from this kind
   to the other with its port; when none is left, ``Handler`` and ``RequestContext`` go.
@@ -166,15 +167,15 @@ HANDLERS: dict[int, Row] = {
     29: Handler(describe_acls.handle),
     30: Handler(create_acls.handle),
     31: Handler(delete_acls.handle),
-    32: Handler(describe_configs.handle),
-    33: Handler(alter_configs.handle),
+    32: PortHandler(describe_configs.DescribeConfigs),
+    33: PortHandler(alter_configs.AlterConfigs),
     34: Handler(alter_replica_log_dirs.handle),
     35: Handler(describe_log_dirs.handle),
     36: Handler(sasl_authenticate.handle),
     37: Handler(create_partitions.handle),
     42: Handler(delete_groups.handle),
     43: Handler(elect_leaders.handle),
-    44: Handler(incremental_alter_configs.handle),
+    44: PortHandler(incremental_alter_configs.IncrementalAlterConfigs),
     45: Handler(alter_partition_reassignments.handle),
     46: Handler(list_partition_reassignments.handle),
     47: Handler(offset_delete.handle),
