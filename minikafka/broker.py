@@ -23,6 +23,7 @@ from .controller import Controller
 from .errors import ErrorCode, KafkaError
 from .groups.coordinator import GroupCoordinator
 from .groups.offsets import TOPIC as OFFSETS_TOPIC
+from .groups.offsets import CommittedOffset
 from .groups.offsets_topic import OffsetsTopic
 from .log import PartitionLog
 from .log.dirs import LogDirs
@@ -33,10 +34,12 @@ from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.throttle import ByteRate
+from .resource_configs import ResourceConfigs
 from .share.coordinator import ShareGroupCoordinator
 from .share.manager import SharePartitionManager
 from .share.state_topic import ShareStateTopic
 from .transactions.coordinator import TransactionCoordinator
+from .transactions.verification import add_offset_commit, implicit_adds, verify_offset_commit
 
 log = logging.getLogger("minikafka.broker")
 
@@ -49,7 +52,7 @@ MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
 
-class Broker:
+class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None):
         self.node_id, self.config = node_id, config
@@ -236,6 +239,36 @@ class Broker:
                                          group_id: str) -> None:
         """A group coordinator adds a group's offsets to a transaction (TxnOffsetCommit v5, protocol v2)."""
         await self.transactions.add_offsets(transactional_id, producer_id, producer_epoch, group_id)
+
+    # -- the transaction APIs' port (handlers.ports.TransactionsPort) ---------------------------
+    async def init_producer_id(self, transactional_id: str | None, timeout_ms: int, producer_id: int,
+                               producer_epoch: int) -> tuple[int, int]:
+        """InitProducerId: from the transaction coordinator, or a fresh idempotent producer id."""
+        if transactional_id is None:
+            return self.metadata.next_producer_id(), 0
+        return await self.transactions.init_producer_id(transactional_id, timeout_ms, producer_id, producer_epoch)
+
+    async def add_partitions_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                            partitions: list[tuple[str, int]]) -> None:
+        await self.transactions.add_partitions(transactional_id, producer_id, producer_epoch, partitions)
+
+    async def end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool,
+                              bump_epoch: bool) -> tuple[int, int]:
+        return await self.transactions.end_txn(transactional_id, producer_id, producer_epoch, commit, bump_epoch)
+
+    async def commit_transaction_offsets(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                         group_id: str, member_id: str, instance_id: str | None, generation_id: int,
+                                         offsets: list[tuple[str, int, int, int, str]],
+                                         may_add: bool) -> dict[tuple[str, int], ErrorCode]:
+        """TxnOffsetCommit: check (or, protocol v2, add) the producer with its coordinator, then commit."""
+        if implicit_adds(self.config["transaction.version"], int(may_add), 1):
+            await add_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata, self.peers)
+        else:
+            verify_offset_commit(transactional_id, producer_id, producer_epoch, self.metadata, self.peers)
+        stamp = now_ms()
+        commits = [(t, p, CommittedOffset(offset, epoch, metadata, stamp)) for t, p, offset, epoch, metadata in offsets]
+        return await self.groups.commit_transactional(group_id, producer_id, producer_epoch, member_id, instance_id,
+                                                      generation_id, commits)
 
     def _became_leader(self, part: Partition) -> None:
         part.epochs.assign(part.leader_epoch, part.log_end_offset)

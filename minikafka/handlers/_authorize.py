@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ErrorCode, KafkaError
+from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME, OPERATIONS
 from ..security.acl import Operation as Op
 from ..security.acl import ResourceType as Res
@@ -134,7 +134,6 @@ def refusal(ctx: RequestContext, request: Any) -> ErrorCode | None:
 
 
 NOT_REQUESTED = -(2**31)  # KIP-430: the client did not ask for authorized operations
-TOPIC_CONFIGS, BROKER_CONFIGS, BROKER_LOGGER_CONFIGS = 2, 4, 8  # DescribeConfigs' resource types
 
 
 def requested_group_operations(ctx: RequestContext, request: Any, group_id: str) -> int:
@@ -152,10 +151,3 @@ def authorized_operations(ctx: RequestContext, resource_type: Res, name: str = C
             bits |= 1 << int(op)
     return bits
 
-
-def check_config_access(ctx: RequestContext, resource_type: int, name: str, op: Op) -> None:
-    """DESCRIBE_CONFIGS or ALTER_CONFIGS on a topic, or on the cluster for broker settings."""
-    if resource_type == TOPIC_CONFIGS and not ctx.allowed(op, Res.TOPIC, name):
-        raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to {op.name} of topic {name!r}.")
-    if resource_type in (BROKER_CONFIGS, BROKER_LOGGER_CONFIGS) and not ctx.allowed(op, Res.CLUSTER, CLUSTER_NAME):
-        raise KafkaError(ErrorCode.cluster_authorization_failed, f"Not authorized to {op.name} of the cluster.")

@@ -7,14 +7,16 @@ from kio.schema.add_offsets_to_txn.v4.request import AddOffsetsToTxnRequest
 
 from ..errors import ErrorCode, KafkaError
 from . import _txn
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 
-async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> Response:
-    try:
-        await _txn.coordinator(ctx).add_offsets(request.transactional_id, request.producer_id, request.producer_epoch,
-                                          request.group_id)
-        code = ErrorCode.none
-    except KafkaError as e:
-        code = _txn.code_for(ctx, "AddOffsetsToTxn", e)
-    return ctx.respond(error_code=code)
+
+class AddOffsetsToTxn(_txn.TxnHandler):
+    async def handle(self, caller: Caller, request: AddOffsetsToTxnRequest) -> Response:
+        try:
+            await self.transactions.add_offsets_to_transaction(request.transactional_id, request.producer_id,
+                                                               request.producer_epoch, request.group_id)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = _txn.code_for(caller, "AddOffsetsToTxn", e)
+        return caller.respond(error_code=code)

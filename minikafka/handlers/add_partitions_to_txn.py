@@ -25,7 +25,7 @@ from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
 from . import _txn
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 API_KEY, BATCHED_SINCE = 24, 4
 Request = AddPartitionsToTxnRequest | ProducerRequest  # v4+ as the newest, v0-3 as v3 (``upgrade``)
@@ -39,67 +39,66 @@ def upgrade(decoded: Any, latest: type) -> Any:
     return codec.upgrade(decoded, codec.request_class(API_KEY, BATCHED_SINCE - 1))
 
 
-def _results(ctx: RequestContext, topics: Iterable[AddPartitionsToTxnTopic | ProducerTopic],
+def _results(caller: Caller, topics: Iterable[AddPartitionsToTxnTopic | ProducerTopic],
              code_of: CodeOf) -> tuple[Any, ...]:
-    return tuple(ctx.make("AddPartitionsToTxnTopicResult", name=t.name, results_by_partition=tuple(
-        ctx.make("AddPartitionsToTxnPartitionResult", partition_index=p, partition_error_code=code_of(t.name, p))
+    return tuple(caller.make("AddPartitionsToTxnTopicResult", name=t.name, results_by_partition=tuple(
+        caller.make("AddPartitionsToTxnPartitionResult", partition_index=p, partition_error_code=code_of(t.name, p))
         for p in t.partitions)) for t in topics)
 
 
-def _respond(ctx: RequestContext, request: Request, code_of: CodeOf) -> Response:
+def _respond(caller: Caller, request: Request, code_of: CodeOf) -> Response:
     if isinstance(request, ProducerRequest):  # v0-3 (``upgrade``)
-        return ctx.respond(results_by_topic_v3_and_below=_results(ctx, request.v3_and_below_topics, code_of))
-    return ctx.respond(error_code=ErrorCode.none, results_by_transaction=tuple(
-        ctx.make("AddPartitionsToTxnResult", transactional_id=t.transactional_id,
-                 topic_results=_results(ctx, t.topics, code_of)) for t in request.transactions))
+        return caller.respond(results_by_topic_v3_and_below=_results(caller, request.v3_and_below_topics, code_of))
+    return caller.respond(error_code=ErrorCode.none, results_by_transaction=tuple(
+        caller.make("AddPartitionsToTxnResult", transactional_id=t.transactional_id,
+                    topic_results=_results(caller, t.topics, code_of)) for t in request.transactions))
 
 
-def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
+def error_response(caller: Caller, request: Request, code: ErrorCode) -> Response:
     """Every partition fails with ``code`` (an ACL refusal, an injected fault)."""
-    return _respond(ctx, request, lambda topic, p: code)
+    return _respond(caller, request, lambda topic, p: code)
 
 
-async def _producer_request(ctx: RequestContext, request: ProducerRequest) -> Response:
-    topics = request.v3_and_below_topics
-    denied = {t.name for t in topics if not ctx.allowed(Operation.WRITE, ResourceType.TOPIC, t.name)}
-    if denied:  # as Kafka: the denied topics say why, the others were not attempted
-        return _respond(ctx, request, lambda topic, p: ErrorCode.topic_authorization_failed if topic in denied
-                        else ErrorCode.operation_not_attempted)
-    wanted: list[tuple[str, int]] = [(t.name, p) for t in topics for p in t.partitions]
-    try:
-        await _txn.coordinator(ctx).add_partitions(request.v3_and_below_transactional_id,
-                                                   request.v3_and_below_producer_id,
-                                                   request.v3_and_below_producer_epoch, wanted)
-        code = ErrorCode.none
-    except KafkaError as e:
-        code = _txn.code_for(ctx, "AddPartitionsToTxn", e)
-    return _respond(ctx, request, lambda topic, p: code)
+class AddPartitionsToTxn(_txn.TxnHandler):
+    async def handle(self, caller: Caller, request: Request) -> Response:
+        if isinstance(request, ProducerRequest):  # v0-3 (``upgrade``)
+            return await self._producer_request(caller, request)
+        if not caller.allowed(Operation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
+            return caller.respond(error_code=ErrorCode.cluster_authorization_failed, results_by_transaction=())
+        results = [await self._transaction(caller, t) for t in request.transactions]
+        return caller.respond(error_code=ErrorCode.none, results_by_transaction=tuple(results))
 
+    async def _producer_request(self, caller: Caller, request: ProducerRequest) -> Response:
+        topics = request.v3_and_below_topics
+        denied = {t.name for t in topics if not caller.allowed(Operation.WRITE, ResourceType.TOPIC, t.name)}
+        if denied:  # as Kafka: the denied topics say why, the others were not attempted
+            return _respond(caller, request, lambda topic, p: ErrorCode.topic_authorization_failed if topic in denied
+                            else ErrorCode.operation_not_attempted)
+        wanted: list[tuple[str, int]] = [(t.name, p) for t in topics for p in t.partitions]
+        try:
+            await self.transactions.add_partitions_to_transaction(request.v3_and_below_transactional_id,
+                                                                  request.v3_and_below_producer_id,
+                                                                  request.v3_and_below_producer_epoch, wanted)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = _txn.code_for(caller, "AddPartitionsToTxn", e)
+        return _respond(caller, request, lambda topic, p: code)
 
-async def _transaction(ctx: RequestContext, t: AddPartitionsToTxnTransaction) -> Any:
-    coordinator, codes = _txn.coordinator(ctx), dict[tuple[str, int], ErrorCode]()
-    try:
-        coordinator.verify_producer(t.transactional_id, t.producer_id, t.producer_epoch)
-        if not t.verify_only:
-            added: list[tuple[str, int]] = [(x.name, p) for x in t.topics for p in x.partitions]
-            await coordinator.add_partitions(t.transactional_id, t.producer_id, t.producer_epoch, added)
-        for x in t.topics:
-            for p in x.partitions:
-                try:
-                    coordinator.verify(t.transactional_id, t.producer_id, t.producer_epoch, x.name, p)
-                except KafkaError as e:
-                    codes[x.name, p] = e.code
-        failed = None
-    except KafkaError as e:
-        failed = e.code
-    return ctx.make("AddPartitionsToTxnResult", transactional_id=t.transactional_id, topic_results=_results(
-        ctx, t.topics, lambda topic, p: failed if failed is not None else codes.get((topic, p), ErrorCode.none)))
-
-
-async def handle(ctx: RequestContext, request: Request) -> Response:
-    if isinstance(request, ProducerRequest):  # v0-3 (``upgrade``)
-        return await _producer_request(ctx, request)
-    if not ctx.allowed(Operation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
-        return ctx.respond(error_code=ErrorCode.cluster_authorization_failed, results_by_transaction=())
-    results = [await _transaction(ctx, t) for t in request.transactions]
-    return ctx.respond(error_code=ErrorCode.none, results_by_transaction=tuple(results))
+    async def _transaction(self, caller: Caller, t: AddPartitionsToTxnTransaction) -> Any:
+        port, codes = self.transactions, dict[tuple[str, int], ErrorCode]()
+        try:
+            port.verify_transaction_producer(t.transactional_id, t.producer_id, t.producer_epoch)
+            if not t.verify_only:
+                added: list[tuple[str, int]] = [(x.name, p) for x in t.topics for p in x.partitions]
+                await port.add_partitions_to_transaction(t.transactional_id, t.producer_id, t.producer_epoch, added)
+            for x in t.topics:
+                for p in x.partitions:
+                    try:
+                        port.verify_transaction(t.transactional_id, t.producer_id, t.producer_epoch, x.name, p)
+                    except KafkaError as e:
+                        codes[x.name, p] = e.code
+            failed = None
+        except KafkaError as e:
+            failed = e.code
+        return caller.make("AddPartitionsToTxnResult", transactional_id=t.transactional_id, topic_results=_results(
+            caller, t.topics, lambda topic, p: failed if failed is not None else codes.get((topic, p), ErrorCode.none)))

@@ -3,16 +3,17 @@ resource's only overrides; anything not named returns to its default."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from kio.schema.alter_configs.v2.request import AlterConfigsRequest
 
-from kio.schema.alter_configs.v2.request import AlterConfigsRequest, AlterConfigsResource
-
-from . import _alter
-from .context import RequestContext, Response
+from . import _configs
+from .ports import Caller, Response
 
 
-async def handle(ctx: RequestContext, request: AlterConfigsRequest) -> Response:
-    def change(res: AlterConfigsResource) -> Callable[[], None]:
-        wanted = {c.name: c.value for c in res.configs if c.value is not None}
-        return lambda: _alter.apply(ctx, res.resource_type, res.resource_name, wanted, request.validate_only)
-    return ctx.respond(responses=tuple(_alter.result(ctx, r, change(r)) for r in request.resources))
+class AlterConfigs(_configs.ConfigsHandler):
+    async def handle(self, caller: Caller, request: AlterConfigsRequest) -> Response:
+        def result(resource_type: int, name: str, wanted: dict[str, str]) -> object:
+            return _configs.altered(caller, resource_type, name, lambda: self.configs.replace_resource_configs(
+                resource_type, name, wanted, request.validate_only))
+        return caller.respond(responses=tuple(
+            result(r.resource_type, r.resource_name, {c.name: c.value for c in r.configs if c.value is not None})
+            for r in request.resources))

@@ -6,8 +6,11 @@ It finds the API in the table (``protocol.apis``), decodes the request for the
 negotiated version and lifts it to the newest version's class (fields an old version
 lacks take Kafka's schema defaults, so a handler reads one typed request and probes no
 attributes), applies the broker's injected faults (``minikafka.faults``) once
-for every API, and calls the API's handler (``handle(ctx, request)``), declared with
-its optional hooks in ``registry.HANDLERS``.
+for every API, and calls the API's handler, declared with its optional hooks in
+``registry.HANDLERS``. It builds the request's ``ports.Caller`` once; a converted API's handler
+(a ``PortHandler`` row, built once per dispatcher from the broker's ports) gets
+``handle(caller, request)``, every other one still ``handle(ctx, request)`` with a
+``RequestContext`` (issue 27's transition; see ``registry``).
 
 On a secured broker two gates come first, also once for every API: a connection of a
 SASL listener must authenticate before anything else (``security.sasl``), and the
@@ -27,14 +30,15 @@ from ..faults import DropConnection, Faults
 from ..protocol import codec
 from ..protocol.apis import API_TABLE, BY_KEY
 from ..security.authorizer import Authorizer
-from ..security.sasl import Session, Verdict
+from ..security.sasl import ANONYMOUS, Session, Verdict
 from . import _authorize
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
-from .registry import HANDLERS, Handler
+from .ports import Caller
+from .registry import HANDLERS, Handler, PortHandler, Row, Served
 
 
-def handler(api_key: int) -> Handler:
+def handler(api_key: int) -> Row:
     """The handler of an API (``registry.HANDLERS``)."""
     return HANDLERS[api_key]
 
@@ -58,11 +62,21 @@ def lift(api_key: int, decoded: object) -> object:
     return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
 
 
-def _error_response(ctx: RequestContext, request: object, code: ErrorCode) -> object:
-    custom = handler(ctx.header.api_key).error_response
-    if custom is not None:
-        return custom(ctx, request, code)  # per-partition or per-topic errors
-    return codec.empty(codec.response_class(ctx.header.api_key, ctx.api_version), error_code=code)
+def _error_response(ctx: RequestContext, caller: Caller, request: object, code: ErrorCode) -> object:
+    row = handler(caller.api_key)
+    if isinstance(row, PortHandler) and row.error_response is not None:
+        return row.error_response(caller, request, code)  # per-partition or per-topic errors
+    if isinstance(row, Handler) and row.error_response is not None:
+        return row.error_response(ctx, request, code)
+    return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
+
+
+def caller_of(header: codec.RequestHeader, client_host: str, connection_id: int, session: Session | None,
+              authorizer: Authorizer | None) -> Caller:
+    """Who sent this request (``ports.Caller``): built once per request, from its header and connection."""
+    return Caller(header.api_key, header.api_version, header.client_id or "", client_host,
+                  session.principal if session is not None else ANONYMOUS,
+                  session.listener if session is not None else None, connection_id, authorizer)
 
 
 def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -> ErrorCode | None:
@@ -85,6 +99,9 @@ class RequestDispatcher:
         self.broker = broker
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
         self.faults = Faults(can_inject_error)
+        # the converted APIs' handlers, each given the broker's ports (mypy checks Broker provides them)
+        self.served: dict[int, Served] = {key: row.make(broker) for key, row in HANDLERS.items()
+                                          if isinstance(row, PortHandler)}
         self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
@@ -108,16 +125,17 @@ class RequestDispatcher:
         header, decoded = codec.decode_request(frame, api_key, version)
         request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
-        self.requests[(api.name, ctx.client_id)] += 1
+        caller = caller_of(header, client_host, connection_id, session, self.authorizer)
+        self.requests[(api.name, caller.client_id)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
         if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)
         if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
             response = codec.error_answer(codec.response_class(api_key, version), refused)
         elif injected is not None:
-            response = _error_response(ctx, request, injected)
+            response = _error_response(ctx, caller, request, injected)
         else:
-            response = await handler(api_key).handle(ctx, request)
+            response = await self.answer(ctx, caller, request)
         if self.faults.latency_ms:
             await asyncio.sleep(self.faults.latency_ms / 1000)
         if self.faults.take_drop(api_key):
@@ -125,6 +143,16 @@ class RequestDispatcher:
         if response is None:
             return None
         return codec.encode_response(correlation_id, response)
+
+    async def answer(self, ctx: RequestContext, caller: Caller, request: object) -> object:
+        """The handler's answer, no gate or fault applied: a converted API's from its ports and the caller,
+        the others' from ctx (``direct.DirectBroker`` calls this too)."""
+        served = self.served.get(caller.api_key)
+        if served is not None:
+            return await served.handle(caller, request)
+        row = handler(caller.api_key)
+        assert isinstance(row, Handler)
+        return await row.handle(ctx, request)
 
 
 __all__ = ["API_TABLE", "RequestDispatcher", "can_inject_error", "handler"]

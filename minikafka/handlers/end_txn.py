@@ -12,17 +12,18 @@ from kio.schema.end_txn.v5.request import EndTxnRequest
 
 from ..errors import ErrorCode, KafkaError
 from . import _txn
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 BUMPS_EPOCH_SINCE = 5
 
-
-async def handle(ctx: RequestContext, request: EndTxnRequest) -> Response:
-    pid, epoch = int(request.producer_id), int(request.producer_epoch)
-    try:
-        pid, epoch = await _txn.coordinator(ctx).end_txn(request.transactional_id, pid, epoch, request.committed,
-                                                         bump_epoch=ctx.api_version >= BUMPS_EPOCH_SINCE)
-        code = ErrorCode.none
-    except KafkaError as e:
-        code = _txn.code_for(ctx, "EndTxn", e)
-    return ctx.respond(error_code=code, producer_id=pid, producer_epoch=epoch)
+class EndTxn(_txn.TxnHandler):
+    async def handle(self, caller: Caller, request: EndTxnRequest) -> Response:
+        pid, epoch = int(request.producer_id), int(request.producer_epoch)
+        try:
+            pid, epoch = await self.transactions.end_transaction(
+                request.transactional_id, pid, epoch, request.committed,
+                bump_epoch=caller.api_version >= BUMPS_EPOCH_SINCE)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = _txn.code_for(caller, "EndTxn", e)
+        return caller.respond(error_code=code, producer_id=pid, producer_epoch=epoch)

@@ -12,18 +12,17 @@ from kio.schema.init_producer_id.v5.request import InitProducerIdRequest
 
 from ..errors import ErrorCode, KafkaError
 from . import _txn
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 
-async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> Response:
-    broker = ctx.broker
-    try:
-        if request.transactional_id is not None:
-            pid, epoch = await _txn.coordinator(ctx).init_producer_id(
+
+class InitProducerId(_txn.TxnHandler):
+    async def handle(self, caller: Caller, request: InitProducerIdRequest) -> Response:
+        try:
+            pid, epoch = await self.transactions.init_producer_id(
                 request.transactional_id, int(request.transaction_timeout.total_seconds() * 1000),
                 request.producer_id, request.producer_epoch)
-        else:
-            pid, epoch = broker.metadata.next_producer_id(), 0
-    except KafkaError as e:
-        return ctx.respond(error_code=_txn.code_for(ctx, "InitProducerId", e), producer_id=-1, producer_epoch=-1)
-    return ctx.respond(error_code=ErrorCode.none, producer_id=pid, producer_epoch=epoch)
+        except KafkaError as e:
+            return caller.respond(error_code=_txn.code_for(caller, "InitProducerId", e), producer_id=-1,
+                                  producer_epoch=-1)
+        return caller.respond(error_code=ErrorCode.none, producer_id=pid, producer_epoch=epoch)

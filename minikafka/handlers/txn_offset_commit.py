@@ -14,60 +14,47 @@ from __future__ import annotations
 
 from kio.schema.txn_offset_commit.v5.request import TxnOffsetCommitRequest
 
-from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from ..groups.offsets import CommittedOffset
 from ..security.acl import Operation, ResourceType
-from ..transactions.verification import add_offset_commit, implicit_adds, verify_offset_commit
 from . import _txn
-from ._groups import coordinator
-from .context import RequestContext, Response
+from .ports import Caller, Response, TxnOffset
 
 ADDS_OFFSETS_SINCE = 5
+Results = dict[tuple[str, int], ErrorCode]
 
 
-async def _results(ctx: RequestContext, request: TxnOffsetCommitRequest,
-                   commits: list[tuple[str, int, CommittedOffset]]) -> dict:
-    broker = ctx.broker
-    try:
-        if implicit_adds(broker.config["transaction.version"], ctx.api_version, ADDS_OFFSETS_SINCE):
-            # adding checks the producer with its coordinator, as the verification below does
-            await add_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
-                                    request.group_id, broker.metadata, broker.peers)
-        else:
-            verify_offset_commit(request.transactional_id, request.producer_id, request.producer_epoch,
-                                 broker.metadata, broker.peers)
-        return await coordinator(ctx).commit_transactional(
-            request.group_id, request.producer_id, request.producer_epoch, request.member_id,
-            request.group_instance_id, request.generation_id, commits)
-    except KafkaError as e:
-        code = _txn.code_for(ctx, "TxnOffsetCommit", e)
-        return {(t, p): code for t, p, _ in commits}
-
-
-def _respond(ctx: RequestContext, request: TxnOffsetCommitRequest, results: dict) -> Response:
+def _respond(caller: Caller, request: TxnOffsetCommitRequest, results: Results) -> Response:
     topics = tuple(
-        ctx.make("TxnOffsetCommitResponseTopic", name=t.name, partitions=tuple(
-            ctx.make("TxnOffsetCommitResponsePartition", partition_index=p.partition_index,
-                     error_code=results.get((t.name, p.partition_index), ErrorCode.none))
+        caller.make("TxnOffsetCommitResponseTopic", name=t.name, partitions=tuple(
+            caller.make("TxnOffsetCommitResponsePartition", partition_index=p.partition_index,
+                        error_code=results.get((t.name, p.partition_index), ErrorCode.none))
             for p in t.partitions))
         for t in request.topics)
-    return ctx.respond(topics=topics)
+    return caller.respond(topics=topics)
 
 
-def error_response(ctx: RequestContext, request: TxnOffsetCommitRequest, code: ErrorCode) -> Response:
+def error_response(caller: Caller, request: TxnOffsetCommitRequest, code: ErrorCode) -> Response:
     """Every partition fails with ``code`` (an ACL refusal, an injected fault)."""
-    return _respond(ctx, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
+    return _respond(caller, request, {(t.name, p.partition_index): code for t in request.topics for p in t.partitions})
 
 
-async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> Response:
-    stamp = now_ms()
-    commits: list[tuple[str, int, CommittedOffset]] = [
-        (t.name, p.partition_index,
-         CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", stamp))
-        for t in request.topics for p in t.partitions]
-    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits
-              if not ctx.allowed(Operation.READ, ResourceType.TOPIC, t)}
-    allowed = [c for c in commits if (c[0], c[1]) not in denied]
-    results = await _results(ctx, request, allowed) if allowed else {}
-    return _respond(ctx, request, {**results, **denied})
+class TxnOffsetCommit(_txn.TxnHandler):
+    async def handle(self, caller: Caller, request: TxnOffsetCommitRequest) -> Response:
+        offsets: list[TxnOffset] = [
+            (t.name, p.partition_index, p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "")
+            for t in request.topics for p in t.partitions]
+        denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, *_ in offsets
+                  if not caller.allowed(Operation.READ, ResourceType.TOPIC, t)}
+        allowed = [o for o in offsets if (o[0], o[1]) not in denied]
+        results = await self._commit(caller, request, allowed) if allowed else {}
+        return _respond(caller, request, {**results, **denied})
+
+    async def _commit(self, caller: Caller, request: TxnOffsetCommitRequest, offsets: list[TxnOffset]) -> Results:
+        try:
+            return await self.transactions.commit_transaction_offsets(
+                request.transactional_id, request.producer_id, request.producer_epoch, request.group_id,
+                request.member_id, request.group_instance_id, request.generation_id, offsets,
+                may_add=caller.api_version >= ADDS_OFFSETS_SINCE)
+        except KafkaError as e:
+            code = _txn.code_for(caller, "TxnOffsetCommit", e)
+            return {(t, p): code for t, p, *_ in offsets}

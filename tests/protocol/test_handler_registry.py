@@ -53,11 +53,19 @@ def test_every_api_has_exactly_one_row_and_every_handler_module_one_api():
     assert isinstance(table, ast.Dict)
     rows = collections.Counter(ast.literal_eval(key) for key in table.keys if key is not None)
     assert rows == collections.Counter(api.key for api in API_TABLE)  # each API key once, no other key
-    modules = collections.Counter(handler.handle.__module__ for handler in registry.HANDLERS.values())
+    modules = collections.Counter(registry.handle_of(row).__module__ for row in registry.HANDLERS.values())
     assert [name for name, count in modules.items() if count > 1] == []
     with_handle = {f"{handlers.__name__}.{info.name}" for info in pkgutil.iter_modules(handlers.__path__)
-                   if callable(getattr(importlib.import_module(f"{handlers.__name__}.{info.name}"), "handle", None))}
+                   if _defines_handle(importlib.import_module(f"{handlers.__name__}.{info.name}"))}
     assert with_handle == set(modules)
+
+
+def _defines_handle(module: types.ModuleType) -> bool:
+    """A module-level ``handle`` (the old style) or a class of its own with one (a ``PortHandler``'s)."""
+    if callable(getattr(module, "handle", None)):
+        return True
+    return any(isinstance(v, type) and v.__module__ == module.__name__ and callable(getattr(v, "handle", None))
+               and not getattr(v, "_is_protocol", False) for v in vars(module).values())
 
 
 def test_a_misspelt_hook_fails_registration():
@@ -98,3 +106,13 @@ def test_a_handle_annotated_with_another_class_than_dispatch_gives_fails_registr
         check_request_type(12, Handler(handle_an_old_heartbeat))
     check_request_type(12, registry.HANDLERS[12])
     check_request_type(1, registry.HANDLERS[1])  # Fetch: a union, v13+ by id and older by name
+
+
+def test_a_port_handler_row_is_checked_like_a_handler_row():
+    """A converted API's row (a handler class built with its ports) meets the same checks."""
+    from minikafka.handlers import txn_offset_commit
+
+    check_request_type(26, registry.HANDLERS[26])  # EndTxn.handle reads the newest EndTxnRequest
+    with pytest.raises(RegistrationError, match="defines error_response but its handler leaves it out"):
+        check_module(txn_offset_commit, registry.PortHandler(txn_offset_commit.TxnOffsetCommit))
+    check_module(txn_offset_commit, registry.HANDLERS[28])
