@@ -103,15 +103,15 @@ def _topics(ctx: RequestContext, rows: list[Row], topic_class: str, partition_cl
             partition_class, partition_index=index, committed_offset=committed.offset if committed else -1,
             committed_leader_epoch=committed.leader_epoch if committed else -1,
             metadata=committed.metadata if committed else "", error_code=code))
-    return tuple(ctx.make(topic_class, name=t, topic_id=_topic_id(ctx, t), partitions=tuple(ps))
-                 for t, ps in by_topic.items()
-                 if ctx.api_version < TOPIC_IDS_SINCE or _topic_id(ctx, t) != ZERO)
+    if ctx.api_version < TOPIC_IDS_SINCE:
+        return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+    ids = {t: _topic_id(ctx, t) for t in by_topic}
+    return tuple(ctx.make(topic_class, topic_id=ids[t], partitions=tuple(ps))
+                 for t, ps in by_topic.items() if ids[t] != ZERO)
 
 
 def _topic_id(ctx: RequestContext, topic: str) -> uuid.UUID:
     """The id a v10 answer names ``topic`` by: an unknown id asked is its own text (see ``_wanted``)."""
-    if ctx.api_version < TOPIC_IDS_SINCE:
-        return ZERO
     found = id_of(ctx, topic)
     if found == ZERO:
         try:
