@@ -86,6 +86,7 @@ class RequestDispatcher:
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
         self.faults = Faults(can_inject_error)
         self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
+        self.versions: collections.Counter[tuple[int, int]] = collections.Counter()  # (API key, version) -> answered
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
                            session: Session | None = None) -> bytes | None:
@@ -109,6 +110,7 @@ class RequestDispatcher:
         request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
         self.requests[(api.name, ctx.client_id)] += 1
+        self.versions[(api_key, version)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
         if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)
