@@ -103,6 +103,7 @@ class RequestDispatcher:
         self.served: dict[int, Served] = {key: row.make(broker) for key, row in HANDLERS.items()
                                           if isinstance(row, PortHandler)}
         self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
+        self.versions: collections.Counter[tuple[int, int]] = collections.Counter()  # (API key, version) -> answered
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
                            session: Session | None = None) -> bytes | None:
@@ -127,6 +128,7 @@ class RequestDispatcher:
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
         caller = caller_of(header, client_host, connection_id, session, self.authorizer)
         self.requests[(api.name, caller.client_id)] += 1
+        self.versions[(api_key, version)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
         if injected is None and refused is None and self.authorizer is not None:
             injected = _authorize.refusal(ctx, request)

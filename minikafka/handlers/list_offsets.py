@@ -4,15 +4,17 @@ Timestamp -2 asks for the log start offset (earliest), -1 for the end: the high
 watermark, or the last stable offset for ``read_committed`` consumers; -3 for the
 record with the largest timestamp (KIP-734); -4 for the earliest offset kept on the
 broker's own disk (KIP-405; without tiered storage, the log start offset) and -5 for the
-latest offset in tiered storage (KIP-1005; none here, so -1). Any other value finds the
-first record whose timestamp is at or after it.
+latest offset in tiered storage (KIP-1005; none here, so -1). v11 (Kafka 4.2, KIP-1023)
+adds -6, the earliest offset still waiting to be copied to tiered storage: with no tiered
+storage nothing waits, so -1 as well. Any other value finds the first record whose
+timestamp is at or after it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kio.schema.list_offsets.v10.request import ListOffsetsPartition, ListOffsetsRequest
+from kio.schema.list_offsets.v11.request import ListOffsetsPartition, ListOffsetsRequest
 
 from .. import records
 from ..errors import ErrorCode, KafkaError
@@ -21,12 +23,13 @@ from ..security.acl import Operation, ResourceType
 from .context import RequestContext, Response
 
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
+EARLIEST_PENDING_UPLOAD = -6  # v11+
 
 
 def _lookup(part: Partition, timestamp: int, committed: bool) -> tuple[int, int]:
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return -1, part.log_start_offset
-    if timestamp == LATEST_TIERED:
+    if timestamp in (LATEST_TIERED, EARLIEST_PENDING_UPLOAD):
         return -1, -1
     if timestamp == LATEST:
         return -1, part.last_stable_offset if committed else part.high_watermark

@@ -13,47 +13,77 @@ With an authorizer, each group needs DESCRIBE (GROUP_AUTHORIZATION_FAILED for th
 and topics the principal may not DESCRIBE are left out of "all", or answered with
 TOPIC_AUTHORIZATION_FAILED when named, as Kafka's KafkaApis does.
 
-Requests before v8 are lifted to the v8+ shape (one group) by ``upgrade``, so the
-handler reads one shape; the answer takes the shape of the version asked.
+v10 (Kafka 4.2, KIP-848's topic ids) names topics by id in the request and the answer: an
+id the cluster does not know answers UNKNOWN_TOPIC_ID on each partition asked, and "all"
+leaves out committed offsets of topics that no longer exist (they have no id to give).
+
+Requests before v8 are lifted to the v8/v9 shape (one group) by ``upgrade``, v10 keeps its
+own (ids), so the handler reads two shapes; the answer takes the shape of the version asked.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from typing import Any
 
-from kio.schema.offset_fetch.v9.request import OffsetFetchRequest, OffsetFetchRequestGroup
+from kio.schema.offset_fetch.v9.request import OffsetFetchRequest as NamedOffsetFetchRequest
+from kio.schema.offset_fetch.v9.request import OffsetFetchRequestGroup as NamedOffsetFetchRequestGroup
+from kio.schema.offset_fetch.v10.request import OffsetFetchRequest, OffsetFetchRequestGroup
 
 from ..errors import ErrorCode, KafkaError
 from ..groups.offsets import CommittedOffset
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
 from ._groups import coordinator
+from ._topic_ids import ZERO, absent, id_of, name_of
 from .context import RequestContext, Response
 
 GROUPS_SINCE = 8
+TOPIC_IDS_SINCE = 10
+Request = OffsetFetchRequest | NamedOffsetFetchRequest  # v10 as it is, older ones as v9 (``upgrade``)
+Group = OffsetFetchRequestGroup | NamedOffsetFetchRequestGroup
 Row = tuple[str, int, CommittedOffset | None, ErrorCode]  # topic, partition, its committed offset, error
 
 
 def upgrade(decoded: Any, latest: type) -> Any:
-    """An old single-group request as the newest (batched) class."""
-    if hasattr(decoded, "groups"):
+    """v10 as itself (topic ids), v8-v9 as v9, an old single-group request as v9 (batched, names)."""
+    if type(decoded).__version__ >= TOPIC_IDS_SINCE:
         return codec.upgrade(decoded, latest)
-    module = codec.request_module(9, codec.latest_version(9))
+    named = codec.request_class(9, TOPIC_IDS_SINCE - 1)
+    if hasattr(decoded, "groups"):
+        return codec.upgrade(decoded, named)
+    module = codec.request_module(9, TOPIC_IDS_SINCE - 1)
     topics = None if decoded.topics is None else tuple(
         module.OffsetFetchRequestTopics(name=t.name, partition_indexes=t.partition_indexes) for t in decoded.topics)
     group = module.OffsetFetchRequestGroup(group_id=decoded.group_id, member_id=None, member_epoch=-1, topics=topics)
-    return latest(groups=(group,), require_stable=getattr(decoded, "require_stable", False))
+    return named(groups=(group,), require_stable=getattr(decoded, "require_stable", False))
 
 
-def _rows(ctx: RequestContext, group: OffsetFetchRequestGroup, require_stable: bool) -> tuple[list[Row], ErrorCode]:
-    wanted: list[tuple[str, int]] | None = (
-        None if group.topics is None else [(t.name, p) for t in group.topics for p in t.partition_indexes])
+def _wanted(ctx: RequestContext, group: Group) -> tuple[list[tuple[str, int]] | None, list[Row]]:
+    """The (topic, partition) pairs asked (None: all), and rows for topic ids nobody knows (v10)."""
+    if group.topics is None:
+        return None, []
+    if isinstance(group, NamedOffsetFetchRequestGroup):
+        return [(t.name, p) for t in group.topics for p in t.partition_indexes], []
+    wanted: list[tuple[str, int]] = []
+    unknown: list[Row] = []
+    for t in group.topics:  # v10: topic ids
+        name = None if absent(t.topic_id) else name_of(ctx, t.topic_id)
+        if name is None:
+            unknown += [(str(t.topic_id or ZERO), p, None, ErrorCode.unknown_topic_id) for p in t.partition_indexes]
+        else:
+            wanted += [(name, p) for p in t.partition_indexes]
+    return wanted, unknown
+
+
+def _rows(ctx: RequestContext, group: Group, require_stable: bool) -> tuple[list[Row], ErrorCode]:
+    wanted, unknown = _wanted(ctx, group)
     try:
         if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
         rows = coordinator(ctx).fetch(group.group_id, wanted, require_stable, group.member_id, group.member_epoch)
-        return _authorized(ctx, rows, wanted), ErrorCode.none
+        return _authorized(ctx, rows, wanted) + unknown, ErrorCode.none
     except KafkaError as e:
         return [(t, p, None, e.code) for t, p in wanted or ()], e.code
 
@@ -73,10 +103,25 @@ def _topics(ctx: RequestContext, rows: list[Row], topic_class: str, partition_cl
             partition_class, partition_index=index, committed_offset=committed.offset if committed else -1,
             committed_leader_epoch=committed.leader_epoch if committed else -1,
             metadata=committed.metadata if committed else "", error_code=code))
-    return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+    if ctx.api_version < TOPIC_IDS_SINCE:
+        return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+    ids = {t: _topic_id(ctx, t) for t in by_topic}
+    return tuple(ctx.make(topic_class, topic_id=ids[t], partitions=tuple(ps))
+                 for t, ps in by_topic.items() if ids[t] != ZERO)
 
 
-def _answer(ctx: RequestContext, group: OffsetFetchRequestGroup, require_stable: bool) -> Any:
+def _topic_id(ctx: RequestContext, topic: str) -> uuid.UUID:
+    """The id a v10 answer names ``topic`` by: an unknown id asked is its own text (see ``_wanted``)."""
+    found = id_of(ctx, topic)
+    if found == ZERO:
+        try:
+            return uuid.UUID(topic)
+        except ValueError:
+            return ZERO  # a committed topic since deleted: no id, left out
+    return found
+
+
+def _answer(ctx: RequestContext, group: Group, require_stable: bool) -> Any:
     rows, code = _rows(ctx, group, require_stable)
     if ctx.api_version >= GROUPS_SINCE:
         topics = () if code != ErrorCode.none else _topics(ctx, rows, "OffsetFetchResponseTopics",
@@ -88,13 +133,13 @@ def _answer(ctx: RequestContext, group: OffsetFetchRequestGroup, require_stable:
                        topics=_topics(ctx, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
 
 
-async def handle(ctx: RequestContext, request: OffsetFetchRequest) -> Response:
+async def handle(ctx: RequestContext, request: Request) -> Response:
     if ctx.api_version >= GROUPS_SINCE:
         return ctx.respond(groups=tuple(_answer(ctx, g, request.require_stable) for g in request.groups))
     return _answer(ctx, request.groups[0], request.require_stable)
 
 
-def error_response(ctx: RequestContext, request: OffsetFetchRequest, code: ErrorCode) -> Response:
+def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
     """The fault API's answer: the group-level error (per group from v8)."""
     if ctx.api_version >= GROUPS_SINCE:
         return ctx.respond(groups=tuple(ctx.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),

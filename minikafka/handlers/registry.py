@@ -144,7 +144,7 @@ HANDLERS: dict[int, Row] = {
     1: Handler(fetch.handle, upgrade=fetch.upgrade, error_response=fetch.error_response),
     2: Handler(list_offsets.handle, error_response=list_offsets.error_response),
     3: Handler(metadata.handle, error_response=metadata.error_response),
-    8: Handler(offset_commit.handle, error_response=offset_commit.error_response),
+    8: Handler(offset_commit.handle, upgrade=offset_commit.upgrade, error_response=offset_commit.error_response),
     9: Handler(offset_fetch.handle, upgrade=offset_fetch.upgrade, error_response=offset_fetch.error_response),
     10: Handler(find_coordinator.handle, upgrade=find_coordinator.upgrade),
     11: Handler(join_group.handle),

@@ -6,17 +6,18 @@ ApiVersions; each API's handler is declared, as an imported object, in
 here). The ApiVersions answer, request dispatch and the course's protocol table are all
 derived from this table.
 
-The ranges are Apache Kafka 4.1's, as a 4.1 broker answers ApiVersions, so a client that
-guesses the broker's release from them (kafka-python) gets 4.1. They start at the
-versions older librdkafka checks for exactly (Produce 3, Fetch 4, FindCoordinator 0,
-JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1, OffsetCommit 2,
-InitProducerId 0). Every version in a range is really handled: handlers build answers
-with ``ctx.respond`` (``codec.downgrade``), which keeps only the fields a version has. One exception, Kafka's
-own: Produce is *advertised* from v0 (``advertised_min``) because librdkafka before 2.8
-turns compression off unless Produce v0 is listed (KAFKA-18659), but v0-v2 (message
-formats 0 and 1) are refused as on Kafka 4, by closing the connection. Two ranges differ
-from 4.1's, on purpose and noted in their rows: SaslHandshake v0 is not offered, and
-DescribeShareGroupOffsets goes on to Kafka 4.2's v1 (it adds the lag).
+The ranges are Apache Kafka 4.2's, as a 4.2 broker answers ApiVersions, so a client that
+guesses the broker's release from them (kafka-python, by ListOffsets v11) gets 4.2. They
+start at the versions older librdkafka checks for exactly (Produce 3, Fetch 4,
+FindCoordinator 0, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1, OffsetCommit
+2, InitProducerId 0). Every version in a range is really handled: handlers build answers
+with ``ctx.respond`` (``codec.downgrade``), which keeps only the fields a version has. One
+exception, Kafka's own: Produce is *advertised* from v0 (``advertised_min``) because
+librdkafka before 2.8 turns compression off unless Produce v0 is listed (KAFKA-18659), but
+v0-v2 (message formats 0 and 1) are refused as on Kafka 4, by closing the connection. Three
+ranges differ from 4.2's, noted in their rows: SaslHandshake v0 is not offered, and
+ShareFetch/ShareAcknowledge stop at 4.1's v1 (4.2's v2 renews acquisition locks and can
+acquire by record count, which minikafka's share groups do not do yet).
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ class Api:
 API_TABLE: tuple[Api, ...] = (
     Api(0, "Produce", 3, 13, advertised_min=0),
     Api(1, "Fetch", 4, 18),
-    Api(2, "ListOffsets", 1, 10),
+    Api(2, "ListOffsets", 1, 11),
     Api(3, "Metadata", 0, 13),
-    Api(8, "OffsetCommit", 2, 9),
-    Api(9, "OffsetFetch", 1, 9),
+    Api(8, "OffsetCommit", 2, 10),
+    Api(9, "OffsetFetch", 1, 10),
     Api(10, "FindCoordinator", 0, 6),
     Api(11, "JoinGroup", 0, 9),
     Api(12, "Heartbeat", 0, 4),
@@ -91,9 +92,9 @@ API_TABLE: tuple[Api, ...] = (
     Api(75, "DescribeTopicPartitions", 0, 0),
     Api(76, "ShareGroupHeartbeat", 1, 1),  # KIP-932: share groups
     Api(77, "ShareGroupDescribe", 1, 1),
-    Api(78, "ShareFetch", 1, 1),
-    Api(79, "ShareAcknowledge", 1, 1),
-    Api(90, "DescribeShareGroupOffsets", 0, 1),  # v1 (lag) is Kafka 4.2's
+    Api(78, "ShareFetch", 1, 1),  # 4.2 has v2: lock renewal and record-limit acquisition, not done here
+    Api(79, "ShareAcknowledge", 1, 1),  # 4.2 has v2 (lock renewal), not done here
+    Api(90, "DescribeShareGroupOffsets", 0, 1),
 )
 
 BY_KEY: dict[int, Api] = {api.key: api for api in API_TABLE}

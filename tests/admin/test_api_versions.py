@@ -1,5 +1,5 @@
-"""ApiVersions advertises Apache Kafka 4.1's ranges, so clients that guess the broker's
-release from them get 4.1 (kafka-python), and Produce is listed from v0 as Kafka 4 lists
+"""ApiVersions advertises Apache Kafka 4.2's ranges (for the APIs minikafka has), so clients
+that guess the broker's release from them get 4.2 (kafka-python), and Produce is listed from v0 as Kafka 4 lists
 it (older librdkafka turns compression off otherwise) while v0-v2 are refused."""
 
 from __future__ import annotations
@@ -14,22 +14,24 @@ from minikafka.protocol.apis import API_TABLE
 from tests.conftest import has_kcat
 from tests.rawclient import RawClient
 
-KAFKA_4_1 = BROKER_API_VERSIONS[(4, 1)]  # what a 4.1 broker answers, as kafka-python recorded it
+KAFKA_4_2 = BROKER_API_VERSIONS[(4, 2)]  # what a 4.2 broker answers, as kafka-python recorded it
 
-# The two ranges that differ on purpose (see minikafka/protocol/apis.py): SaslHandshake v0
-# (raw SASL tokens) is not offered; DescribeShareGroupOffsets goes on to 4.2's v1 (lag).
-DIFFERENT = {17: (1, 1), 90: (0, 1)}
+# The ranges that differ on purpose (see minikafka/protocol/apis.py): SaslHandshake v0 (raw
+# SASL tokens) is not offered; ShareFetch and ShareAcknowledge stay at v1 (4.2's v2 renews
+# acquisition locks, KIP-1222, which minikafka's share groups do not do yet).
+DIFFERENT = {17: (1, 1), 78: (1, 1), 79: (1, 1)}
 
 
-def test_every_advertised_range_is_kafka_4_1s():
+def test_every_advertised_range_is_kafka_4_2s():
     for api in API_TABLE:
-        assert api.key in KAFKA_4_1, f"{api.name} is not an API of Kafka 4.1"
-        assert api.advertised_range == DIFFERENT.get(api.key, KAFKA_4_1[api.key]), api.name
+        assert api.key in KAFKA_4_2, f"{api.name} is not an API of Kafka 4.2"
+        assert api.advertised_range == DIFFERENT.get(api.key, KAFKA_4_2[api.key]), api.name
 
 
-def test_kafka_python_infers_kafka_4_1(make_cluster, kafka_admin):
+def test_kafka_python_infers_kafka_4_2(make_cluster, kafka_admin):
+    """kafka-python guesses the release from the ranges (4.2: ListOffsets v11) and then talks 4.2."""
     cluster = make_cluster(brokers=1)
-    assert kafka_admin(cluster).get_broker_version_data(1).broker_version == (4, 1)
+    assert kafka_admin(cluster).get_broker_version_data(1).broker_version == (4, 2)
 
 
 def test_produce_v0_to_v2_are_listed_but_refused(make_cluster):

@@ -49,6 +49,17 @@ def test_the_java_client(classpath, make_cluster, scenario):
     run_scenario(classpath, cluster, scenario)
 
 
+@pytest.mark.timeout(180)
+def test_the_java_client_commits_and_fetches_offsets_by_topic_id(classpath, make_cluster):
+    """kafka-clients 4.3's consumer-protocol consumer (KIP-848) sends OffsetCommit v10 and OffsetFetch
+    v10 (topics by id, Kafka 4.2) when the broker offers them (its classic consumer stays at v9): the
+    group still reads, commits, and the admin client reads the committed offsets back."""
+    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0})
+    run_scenario(classpath, cluster, "produce-consume-consumer")
+    seen = cluster.dispatchers[cluster.node_ids[0]].versions
+    assert seen[(8, 10)] > 0 and seen[(9, 10)] > 0, sorted(k for k in seen if k[0] in (8, 9))
+
+
 def epochs(cluster, topic: str) -> tuple[list[int], list[int]]:
     """The producer epochs of a partition's transactional batches: (data batches, markers)."""
     async def read() -> tuple[list[int], list[int]]:
