@@ -25,6 +25,8 @@ NOT_RUN_HERE = {
     "./course ": "opening JupyterLab is tests/course/test_course_script.py; `./course test` is CI itself",
     "docker compose up": "no Docker engine here; tests/compose validates docker-compose.yml with Compose v2",
     "./course slides": "tests/slides builds every deck, plain and executed, and opens it in Chromium",
+    ".venv/bin/minikafka link serve": "its second line needs the control port the first prints: "
+                                      "tests/netfault/test_proxy.py::test_the_command_line_changes_a_running_network",
 }
 PORTS = (9092, 9093, 9094, 19092)
 
