@@ -9,9 +9,13 @@ supports and those the cluster finalized, which clients read to choose a protoco
 Java client uses transaction protocol v2 only where ``transaction.version`` is finalized
 at 2). ``FEATURES`` says what minikafka has: the consumer group protocol (KIP-848,
 ``group.version`` 1), share groups (KIP-932, ``share.version`` 1) and both transaction
-protocols (``transaction.version`` 1 and 2, KIP-890 part 2). As a new Kafka 4.4 cluster,
-minikafka finalizes ``transaction.version`` 2; the broker setting of that name (1) makes
-it a cluster that offers only the classic protocol.
+protocols (``transaction.version`` 1 and 2, KIP-890 part 2), and eligible leader replicas
+(KIP-966, ``eligible.leader.replicas.version`` 1). As a new Kafka 4.4 cluster, minikafka
+finalizes ``transaction.version`` 2 and ``eligible.leader.replicas.version`` 1; the broker
+settings of those names lower them (a cluster that offers only the classic transaction
+protocol, or one without ELR). ``metadata.version`` is not listed: its feature level numbers
+for 4.2-4.4 were not at hand to be checked, and a guessed level would mislead
+``kafka-features describe``.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ from .context import RequestContext, Response
 # feature -> (lowest supported level, highest supported level, finalized level); a setting
 # of the same name, where the broker has one, chooses the finalized level.
 FEATURES: dict[str, tuple[int, int, int]] = {
+    "eligible.leader.replicas.version": (0, 1, 1),
     "group.version": (0, 1, 1),
     "share.version": (0, 1, 1),
     "transaction.version": (0, 2, 2),
 }
-SET_BY_CONFIG = ("transaction.version",)
+SET_BY_CONFIG = ("eligible.leader.replicas.version", "transaction.version")
 API_KEY = codec.API_VERSIONS_KEY
 FEATURES_EPOCH = 1  # the finalized levels never change in a running minikafka
 

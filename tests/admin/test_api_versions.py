@@ -73,8 +73,8 @@ def test_kcat_with_an_older_librdkafka_compresses_too(make_cluster):
 
 
 def test_features_say_what_minikafka_has(make_cluster):
-    """KIP-584: the consumer group protocol, share groups and transaction protocol v2 (KIP-890 part 2),
-    finalized as on a new Kafka 4.4 cluster, so a client that reads transaction.version uses v2."""
+    """KIP-584: eligible leader replicas (KIP-966), the consumer group protocol, share groups and transaction
+    protocol v2 (KIP-890 part 2), finalized as on a new Kafka 4.4 cluster, so a client that reads transaction.version uses v2."""
     from kio.schema.api_versions.v3 import request as av
     cluster = make_cluster(brokers=1)
     with RawClient(cluster.bootstrap_servers) as client:
@@ -82,5 +82,18 @@ def test_features_say_what_minikafka_has(make_cluster):
                                 flexible_response=False)
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in answer.finalized_features}
     supported = {f.name: (f.min_version, f.max_version) for f in answer.supported_features}
-    assert finalized == {"group.version": (1, 1), "share.version": (1, 1), "transaction.version": (2, 2)}
+    assert finalized == {"eligible.leader.replicas.version": (1, 1), "group.version": (1, 1),
+                         "share.version": (1, 1), "transaction.version": (2, 2)}
     assert supported["transaction.version"] == (0, 2) and answer.finalized_features_epoch >= 0
+
+
+def test_a_cluster_without_elr_finalizes_level_0(make_cluster):
+    """eligible.leader.replicas.version=0 (a broker setting here, a feature level on Kafka) is what clients
+    and kafka-features read: the cluster behaves as Kafka before 4.1."""
+    from kio.schema.api_versions.v3 import request as av
+    cluster = make_cluster(brokers=1, config={"eligible.leader.replicas.version": 0})
+    with RawClient(cluster.bootstrap_servers) as client:
+        answer = client.request(av.ApiVersionsRequest(client_software_name="t", client_software_version="1"),
+                                flexible_response=False)
+    finalized = {f.name: f.max_version_level for f in answer.finalized_features}
+    assert finalized["eligible.leader.replicas.version"] == 0
