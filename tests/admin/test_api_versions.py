@@ -74,7 +74,8 @@ def test_kcat_with_an_older_librdkafka_compresses_too(make_cluster):
 
 def test_features_say_what_minikafka_has(make_cluster):
     """KIP-584: eligible leader replicas (KIP-966), the consumer group protocol, share groups and transaction
-    protocol v2 (KIP-890 part 2), finalized as on a new Kafka 4.4 cluster, so a client that reads transaction.version uses v2."""
+    protocol v2 (KIP-890 part 2), finalized as on a new Kafka 4.4 cluster, so a client that reads
+    transaction.version uses v2."""
     from kio.schema.api_versions.v3 import request as av
     cluster = make_cluster(brokers=1)
     with RawClient(cluster.bootstrap_servers) as client:
