@@ -48,10 +48,10 @@ QUESTIONS = {
     "late-write": Question(
         N_("Under transaction protocol v2, a write of the first transaction (sent at the epoch the producer had "
            "then) reaches the broker again after three commits. What happens to it?"),
-        [N_("It is refused: its epoch is older than the one the partition has seen in the commit markers"),
-         N_("It is added to the producer's next transaction"),
+        [N_("It is added to the producer's next transaction"),
+         N_("It is refused: its epoch is older than the one the partition has seen in the commit markers"),
          N_("It is written as a duplicate and becomes visible to read_committed readers")],
-        answer=0, why=N_("Every commit bumped the epoch and the markers carried it, so the partition refuses a write "
+        answer=1, why=N_("Every commit bumped the epoch and the markers carried it, so the partition refuses a write "
                          "of an older epoch (INVALID_PRODUCER_EPOCH). Under v1 the next transaction has the same "
                          "epoch, so a late write could slip into it.")),
     "why-exactly-once": Question(
@@ -70,4 +70,4 @@ QUESTIONS = {
                          "default); until then the last stable offset stays put. Keep transactions short.")),
 }
 
-RECAP = ("why-exactly-once", "timeout", "after-kills")
+RECAP = ("why-exactly-once", "timeout", "after-kills", "epoch-v1")
