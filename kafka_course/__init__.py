@@ -10,7 +10,8 @@
 or real Kafka), ``clients`` holds the client factories and small client helpers,
 ``members`` runs consumer group members in threads, ``rebalance`` measures what a
 join costs on the classic and the KIP-848 protocol, ``queues`` runs share groups
-(KIP-932), ``features`` tells what the cluster offers, ``secured`` finds a cluster to lock down
+(KIP-932), ``features`` tells what the cluster offers, ``transaction_v2`` is a producer of
+transaction protocol v2 (KIP-890 part 2), ``secured`` finds a cluster to lock down
 (SASL, TLS, ACLs), ``commands`` runs the tools' command lines, ``views``, ``replicas`` and
 ``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
 module per lab in ``labs``) and ``preflight`` checks a machine before the course
@@ -29,7 +30,7 @@ from .client_logs import client_log, show_client_logs
 from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
 from .exercise import exercise
-from .features import requires_consumer_protocol, requires_share_groups
+from .features import requires_consumer_protocol, requires_share_groups, requires_transaction_v2
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, predict, quiz
 from .secured import SecuredCluster, secured_cluster
@@ -43,6 +44,6 @@ __all__ = [
     "exercise", "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of",
     "preflight",
     "predict", "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol",
-    "requires_minikafka", "requires_real_kafka", "requires_share_groups",
+    "requires_minikafka", "requires_real_kafka", "requires_share_groups", "requires_transaction_v2",
     "schema_registry", "secured_cluster", "shell", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",
 ]

@@ -11,7 +11,11 @@ Kafka 4 gates its new group protocols on both:
   broker reports it, ``share.version`` 1: Kafka 4.1 ships share groups switched off
   (``kafka-features upgrade --feature share.version=1`` switches them on).
 
-A notebook cell asks ``requires_consumer_protocol()`` or ``requires_share_groups()``
+* transaction protocol v2 (KIP-890 part 2) needs ``transaction.version`` 2 finalized, EndTxn v5
+  and Produce v12: a new Kafka 4.0+ cluster finalizes it; one upgraded from 3.x may not.
+
+A notebook cell asks ``requires_consumer_protocol()``, ``requires_share_groups()`` or
+``requires_transaction_v2()``
 and, on a cluster without the feature, prints one sentence and skips itself.
 """
 
@@ -24,6 +28,7 @@ from .i18n import _
 from .tools.wire import Connection, WireError
 
 CONSUMER_GROUP_HEARTBEAT, SHARE_GROUP_HEARTBEAT = 68, 76
+PRODUCE, END_TXN = 0, 26
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,13 @@ def supports_share_groups(bootstrap: str | None = None) -> bool:
     return found is not None and found.speaks(SHARE_GROUP_HEARTBEAT, 1) and found.enabled("share.version")
 
 
+def supports_transaction_v2(bootstrap: str | None = None) -> bool:
+    """Whether the cluster finalizes ``transaction.version`` 2 (KIP-890 part 2) and speaks its requests."""
+    found = _features_or_none(bootstrap)
+    return (found is not None and found.finalized.get("transaction.version", 0) >= 2
+            and found.speaks(END_TXN, 5) and found.speaks(PRODUCE, 12))
+
+
 def _features_or_none(bootstrap: str | None) -> Features | None:
     try:
         return features(bootstrap)
@@ -102,4 +114,14 @@ def requires_share_groups(what: str | None = None) -> bool:
     print(_("{what} needs share groups (KIP-932: Kafka 4.1 or later with share.version=1, or minikafka), which "
             "{servers} does not offer, so it is skipped.").format(what=what or _("This cell"),
                                                                    servers=current_bootstrap()))
+    return False
+
+
+def requires_transaction_v2(what: str | None = None) -> bool:
+    """True where transaction protocol v2 works; elsewhere print why the cell skips itself."""
+    if supports_transaction_v2():
+        return True
+    print(_("{what} needs transaction protocol v2 (KIP-890 part 2: transaction.version=2, as a new Kafka 4 "
+            "cluster sets it), which {servers} does not offer, so it is skipped.").format(
+        what=what or _("This cell"), servers=current_bootstrap()))
     return False

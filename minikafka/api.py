@@ -9,7 +9,9 @@ relies on is declared here and nowhere else:
 - ``ConfigError``, ``ErrorCode`` and ``explain``: a refused setting, Kafka's error codes and their sentences;
 - ``codec``: the wire protocol's request and response classes (the tools' raw requests);
 - ``BatchHeader``, ``split_batches``, ``COMPRESSION_NAMES`` and ``scan_batches``: record batches as
-  stored, for the labs that read a partition's files.
+  stored, for the labs that read a partition's files;
+- ``Record`` and ``build_batch``: a record batch to send, for the transaction protocol v2 producer of
+  notebook 08 (``kafka_course.transaction_v2``).
 
 The light names are imported with this module. The others are imported on first use, as
 ``minikafka.Cluster`` is, so a course tool that needs none of them starts as fast as before.
@@ -29,10 +31,10 @@ if TYPE_CHECKING:
     from .cluster import Cluster
     from .log.segment import scan_batches
     from .protocol import codec
-    from .records import COMPRESSION_NAMES, BatchHeader, split_batches
+    from .records import COMPRESSION_NAMES, BatchHeader, Record, build_batch, split_batches
 
-__all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorCode", "codec", "explain", "fail",
-           "main", "parse_pairs", "scan_batches", "split_batches"]
+__all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorCode", "Record", "build_batch", "codec",
+           "explain", "fail", "main", "parse_pairs", "scan_batches", "split_batches"]
 
 # name -> (module, attribute; None for the module itself)
 _ON_FIRST_USE: dict[str, tuple[str, str | None]] = {
@@ -43,6 +45,8 @@ _ON_FIRST_USE: dict[str, tuple[str, str | None]] = {
     "BatchHeader": ("minikafka.records", "BatchHeader"),
     "split_batches": ("minikafka.records", "split_batches"),
     "COMPRESSION_NAMES": ("minikafka.records", "COMPRESSION_NAMES"),
+    "Record": ("minikafka.records", "Record"),
+    "build_batch": ("minikafka.records", "build_batch"),
 }
 
 

@@ -1,4 +1,5 @@
-"""Notebook 08's questions: aborted records, the last stable offset, consume-transform-produce, fencing."""
+"""Notebook 08's questions: aborted records, the last stable offset, consume-transform-produce, fencing,
+the epoch under transaction protocol v1 and v2."""
 
 from ..i18n import N_
 from ..quiz import Question
@@ -36,6 +37,23 @@ QUESTIONS = {
          N_("Only the new instance's invoice: the old transaction is aborted and its commit refused")],
         answer=2, why=N_("init_transactions bumps the epoch of the transactional.id: the coordinator aborts the old "
                          "transaction and refuses every later request of the older epoch.")),
+    "epoch-v1": Question(
+        N_("One confluent-kafka producer (transaction protocol v1) commits three transactions in a row. What "
+           "does DescribeTransactions show as its producer epoch after each commit?"),
+        [N_("The same epoch each time: the one init_transactions gave it"),
+         N_("One more after every commit"),
+         N_("A new producer id after every commit")],
+        answer=0, why=N_("Under v1 only init_transactions bumps the epoch; transaction protocol v2 (KIP-890 part 2) "
+                         "bumps it at the end of every transaction.")),
+    "late-write": Question(
+        N_("Under transaction protocol v2, a write of the first transaction (sent at the epoch the producer had "
+           "then) reaches the broker again after three commits. What happens to it?"),
+        [N_("It is added to the producer's next transaction"),
+         N_("It is refused: its epoch is older than the one the partition has seen in the commit markers"),
+         N_("It is written as a duplicate and becomes visible to read_committed readers")],
+        answer=1, why=N_("Every commit bumped the epoch and the markers carried it, so the partition refuses a write "
+                         "of an older epoch (INVALID_PRODUCER_EPOCH). Under v1 the next transaction has the same "
+                         "epoch, so a late write could slip into it.")),
     "why-exactly-once": Question(
         N_("Why does the committed output hold every input exactly once, despite the kills?"),
         [N_("The output records and the consumed offsets are committed in one transaction"),
@@ -52,4 +70,4 @@ QUESTIONS = {
                          "default); until then the last stable offset stays put. Keep transactions short.")),
 }
 
-RECAP = ("why-exactly-once", "timeout", "after-kills")
+RECAP = ("why-exactly-once", "timeout", "after-kills", "epoch-v1")

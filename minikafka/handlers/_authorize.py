@@ -109,7 +109,7 @@ CHECKED_IN_HANDLER: dict[int, str] = {
     8: "READ on each topic", 9: "DESCRIBE on each group (v8+ asks for several) and on each topic",
     15: "DESCRIBE on each group", 69: "DESCRIBE on each group", 77: "DESCRIBE on each group",
     74: "DESCRIBE_CONFIGS on the cluster",
-    90: "DESCRIBE on each group",
+    90: "DESCRIBE on each group", 65: "DESCRIBE on each transactional id",
     16: "DESCRIBE on the cluster, else on each group listed", 19: "CREATE on the cluster or the topic",
     10: "DESCRIBE on each group or transactional id (v4+ asks for several)",
     20: "DELETE on each topic", 21: "DELETE on each topic", 24: "WRITE on each topic (v4+: CLUSTER_ACTION)",

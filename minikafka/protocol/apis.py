@@ -86,6 +86,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(51, "AlterUserScramCredentials", 0, 0),
     Api(55, "DescribeQuorum", 0, 2),
     Api(60, "DescribeCluster", 0, 2),
+    Api(65, "DescribeTransactions", 0, 0),  # KIP-664
     Api(68, "ConsumerGroupHeartbeat", 0, 1),
     Api(69, "ConsumerGroupDescribe", 0, 1),
     Api(74, "ListConfigResources", 0, 1),  # KIP-1142 (Kafka 4.1); v0 was ListClientMetricsResources

@@ -267,6 +267,14 @@ class TransactionCoordinator:
         meta = self.txns.get(tid)
         return meta.state.name if meta else "unknown"
 
+    def describe(self, tid: str) -> TxnMetadata:
+        """The state DescribeTransactions (KIP-664) reports for an id this broker coordinates."""
+        self._state_partition(tid)  # NOT_COORDINATOR where another broker leads its partition
+        meta = self.txns.get(tid)
+        if meta is None:
+            raise KafkaError(ErrorCode.transactional_id_not_found, f"No transaction is known for {tid!r}.")
+        return meta
+
     # -- completing and aborting --------------------------------------------------------------
     async def _complete(self, meta: TxnMetadata) -> None:
         commit = meta.state == TxnState.PREPARE_COMMIT

@@ -96,7 +96,7 @@ def test_compose_accepts_the_file(profiles):
 
 def test_the_validator_really_rejects_a_broken_file(tmp_path):
     broken = tmp_path / "compose.yml"
-    broken.write_text("services:\n  kafka-1:\n    image: apache/kafka:4.1.1\n    ports: [\"not-a-port\"]\n")
+    broken.write_text("services:\n  kafka-1:\n    image: apache/kafka:4.4.0\n    ports: [\"not-a-port\"]\n")
     assert compose("config", "-q", file=broken).returncode != 0
 
 

@@ -24,7 +24,7 @@ def embedded(monkeypatch):
 def test_minikafka_offers_the_consumer_protocol_and_share_groups(embedded):
     found = features.features(embedded)
     assert found.speaks(features.CONSUMER_GROUP_HEARTBEAT) and found.speaks(features.SHARE_GROUP_HEARTBEAT, 1)
-    assert course.requires_consumer_protocol() and course.requires_share_groups()
+    assert course.requires_consumer_protocol() and course.requires_share_groups() and course.requires_transaction_v2()
 
 
 def test_a_feature_the_cluster_finalized_below_the_level_needed_is_off():
@@ -39,11 +39,13 @@ def test_a_feature_the_cluster_finalized_below_the_level_needed_is_off():
 
 
 def test_a_cluster_without_the_features_makes_cells_skip_with_a_sentence(capsys, monkeypatch, embedded):
+    capsys.readouterr()  # the embedded broker's start-up line, where this test runs first in its worker
     monkeypatch.setattr(connection, "_current", "127.0.0.1:1")  # nothing answers there
     assert course.requires_share_groups("The demo") is False
     assert course.requires_consumer_protocol("The demo") is False
+    assert course.requires_transaction_v2("The demo") is False
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 2 and all("so it is skipped" in line for line in printed), printed
+    assert len(printed) == 3 and all("so it is skipped" in line for line in printed), printed
 
 
 def test_a_join_on_the_consumer_protocol_stops_only_the_partitions_that_move(make_cluster):
