@@ -52,14 +52,25 @@ def fetch_for_follower(leader: Partition, follower_id: int, offset: int, max_byt
 
 
 def divergence_point(follower: Partition, leader: Partition) -> int:
-    """Where the follower's log must be cut so that it is a prefix of the leader's."""
-    epoch = follower.epochs.latest
-    if epoch < 0:
-        return min(follower.log_end_offset, leader.log_end_offset)
-    leader_epoch, end = leader.epochs.end_offset_for(epoch, leader.log_end_offset)
-    if leader_epoch < 0:
-        return min(follower.log_end_offset, end, leader.log_end_offset)
-    return min(follower.log_end_offset, end)
+    """Where the follower's log must be cut so that it is a prefix of the leader's.
+
+    The leader answers with the largest epoch it knows up to the follower's latest and where
+    that epoch ended. When the leader never had the follower's latest epoch (KIP-279), the
+    follower's own copy of the leader's epoch may end earlier than the leader's: what follows
+    it was written in an epoch the leader never saw, so the cut is at the smaller of the two,
+    and a follower that lacks the leader's epoch too goes one epoch further back.
+    """
+    end, epoch = follower.log_end_offset, follower.epochs.latest
+    while epoch >= 0:
+        leader_epoch, leader_end = leader.epochs.end_offset_for(epoch, leader.log_end_offset)
+        if leader_epoch < 0:
+            return min(end, leader_end, leader.log_end_offset)
+        mine, mine_end = follower.epochs.end_offset_for(leader_epoch, follower.log_end_offset)
+        end = min(end, leader_end, mine_end)
+        if mine == leader_epoch:
+            return end
+        epoch = mine
+    return min(end, leader.log_end_offset)
 
 
 class ReplicaFetcher:

@@ -14,7 +14,6 @@ leave or rejoin the ISR is decided in ``minikafka.replica.isr``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import datetime
 import struct
@@ -244,17 +243,32 @@ class Partition:
         (with eligible leader replicas the high watermark would not reach it before the ISR grows).
         """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout.total_seconds()
+        deadline, epoch = loop.time() + timeout.total_seconds(), self.leader_epoch
         while self.high_watermark < offset:
+            self._check_still_leader(epoch)
             if self.strict_min_isr:
                 self._check_isr_after_append()
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise KafkaError(ErrorCode.request_timed_out,
                                  f"{self.topic}-{self.index}: the in-sync replicas did not copy the write in time.")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.waiter(), remaining)
+            waiter = self.waiter()
+            try:  # asyncio.wait, not wait_for: Python 3.11's wait_for can swallow a cancellation
+                await asyncio.wait([waiter], timeout=remaining)
+            finally:
+                waiter.cancel()
+        self._check_still_leader(epoch)
         self._check_isr_after_append()
+
+    def _check_still_leader(self, epoch: int) -> None:
+        """A write waiting for the ISR fails when this replica stops leading, as Kafka's delayed
+        produce does: as a follower it may truncate the write, and its high watermark (the new
+        leader's) says nothing about it. The client retries with the new leader, whose producer
+        state says whether the batch is already there."""
+        if not self.is_leader or self.leader_epoch != epoch:
+            raise KafkaError(ErrorCode.not_leader_or_follower,
+                             f"Broker {self.node_id} stopped leading {self.topic}-{self.index} before the write "
+                             f"reached the in-sync replicas.")
 
     def _check_isr_after_append(self) -> None:
         need = self.config["min.insync.replicas"]

@@ -124,3 +124,19 @@ def test_a_follower_cuts_its_log_where_it_diverged_from_the_new_leader():
     write(new_leader, 2)  # epoch 1 starts at 5 on the new leader
     old_leader.info.leader = 1
     assert divergence_point(old_leader, new_leader) == 5
+
+
+def test_a_follower_with_an_epoch_the_leader_never_saw_cuts_where_its_copy_of_the_older_epoch_ends():
+    """KIP-279: broker 2 led epoch 1 from offset 5 while broker 1, which led epoch 0 to offset 8,
+    never saw epoch 1. Broker 1 leads epoch 2; broker 2's offsets 5-7 (epoch 1) are not broker 1's
+    5-7 (epoch 0), so broker 2 cuts at 5, not where the leader's epoch 0 ended (8)."""
+    follower, leader = replica(node_id=2, leader=1), replica(node_id=1, leader=1)
+    for part in (follower, leader):
+        write(part, 5)  # epoch 0, offsets 0-4, on both
+    write(leader, 3)  # epoch 0, offsets 5-7, only broker 1 got them
+    follower.info.leader, follower.info.leader_epoch = 2, 1
+    write(follower, 4)  # epoch 1, offsets 5-8, written by broker 2 alone
+    leader.info.leader, leader.info.leader_epoch = 1, 2
+    write(leader, 2)  # epoch 2 starts at 8 on broker 1
+    follower.info.leader = 1
+    assert divergence_point(follower, leader) == 5
