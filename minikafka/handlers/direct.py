@@ -32,7 +32,7 @@ from ..protocol import codec
 from ..protocol.apis import BY_KEY
 from ..replica.peers import Peers
 from .context import RequestContext, Response
-from .dispatch import RequestDispatcher, caller_of, lift
+from .dispatch import RequestDispatcher, lift
 
 
 class DirectBroker:
@@ -71,8 +71,7 @@ class DirectBroker:
         self._correlation_id += 1
         header = codec.RequestHeader(api_key, version, self._correlation_id, client_id, body_offset=0)
         ctx = RequestContext(self.broker, header, "127.0.0.1", connection_id=0)
-        caller = caller_of(header, "127.0.0.1", 0, None, None)
-        return await self.dispatcher.answer(ctx, caller, lift(api_key, request))
+        return await self.dispatcher.answer(ctx, ctx.caller, lift(api_key, request))
 
     async def close(self) -> None:
         await self.broker.close(flush=False)

@@ -30,7 +30,7 @@ from ..faults import DropConnection, Faults
 from ..protocol import codec
 from ..protocol.apis import API_TABLE, BY_KEY
 from ..security.authorizer import Authorizer
-from ..security.sasl import ANONYMOUS, Session, Verdict
+from ..security.sasl import Session, Verdict
 from . import _authorize
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
@@ -69,14 +69,6 @@ def _error_response(ctx: RequestContext, caller: Caller, request: object, code: 
     if isinstance(row, Handler) and row.error_response is not None:
         return row.error_response(ctx, request, code)
     return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
-
-
-def caller_of(header: codec.RequestHeader, client_host: str, connection_id: int, session: Session | None,
-              authorizer: Authorizer | None) -> Caller:
-    """Who sent this request (``ports.Caller``): built once per request, from its header and connection."""
-    return Caller(header.api_key, header.api_version, header.client_id or "", client_host,
-                  session.principal if session is not None else ANONYMOUS,
-                  session.listener if session is not None else None, connection_id, authorizer)
 
 
 def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -> ErrorCode | None:
@@ -126,7 +118,7 @@ class RequestDispatcher:
         header, decoded = codec.decode_request(frame, api_key, version)
         request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
-        caller = caller_of(header, client_host, connection_id, session, self.authorizer)
+        caller = ctx.caller
         self.requests[(api.name, caller.client_id)] += 1
         self.versions[(api_key, version)] += 1
         injected = self.faults.take_error(api_key) if refused is None else None
