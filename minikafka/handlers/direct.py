@@ -21,7 +21,8 @@ calls), as everything in a broker runs on its event loop::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..broker import Broker
@@ -76,3 +77,15 @@ class DirectBroker:
     async def close(self) -> None:
         await self.broker.close(flush=False)
         self.metadata.close()
+
+
+def run(check: Callable[[DirectBroker], Awaitable[Any]], config: Mapping[str, Any] | None = None,
+        topics: Mapping[str, int] | None = None) -> Any:
+    """``check``'s result, run against a fresh DirectBroker on an event loop of its own, with
+    ``topics`` (name -> partitions) created first; the broker is closed after."""
+    async def main() -> Any:
+        async with DirectBroker(config) as broker:
+            for name, partitions in (topics or {}).items():
+                broker.create_topic(name, partitions=partitions)
+            return await check(broker)
+    return asyncio.run(main())

@@ -23,6 +23,7 @@ from minikafka.handlers.incremental_alter_configs import IncrementalAlterConfigs
 from minikafka.handlers.ports import Caller, ConfigsPort, Described
 from minikafka.resource_configs import APPEND, merge
 from minikafka.security.acl import CLUSTER_NAME, Operation, ResourceType
+from tests.fake_authorizer import Acls
 
 TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 RETENTION: Described = ("retention.ms", "1000", 1, 5, False, "How long to keep.", (("retention.ms", "1000", 1),
@@ -51,18 +52,6 @@ class FakeConfigs:
         self.calls.append(("alter", resource_type, name, changes, validate_only))
 
 
-class Acls:
-    """An authorizer allowing only the listed (operation, resource type, name)."""
-
-    def __init__(self, *allowed: tuple[Operation, ResourceType, str]):
-        self.allowed = set(allowed)
-
-    def authorize(self, principal: str, host: str, operation: Operation, resource_type: ResourceType,
-                  name: str) -> bool:
-        return (operation, resource_type, name) in self.allowed
-
-    def authorize_any(self, principal: str, host: str, operation: Operation, resource_type: ResourceType) -> bool:
-        return False
 
 
 def run(handler: Any, api_key: int, request: Any, authorizer: Any = None) -> Any:

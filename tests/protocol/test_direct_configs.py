@@ -8,13 +8,13 @@ same APIs end to end with real clients.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from minikafka.errors import ErrorCode
+from minikafka.handlers import direct
 from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 
@@ -26,11 +26,7 @@ WEEK_MS = "604800000"  # retention.ms's default
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        async with DirectBroker() as broker:
-            broker.create_topic("orders")
-            return await check(broker)
-    return asyncio.run(main())
+    return direct.run(check, topics={"orders": 1})
 
 
 def describe(version: int, resource_type: int, name: str, *keys: str) -> Any:

@@ -4,7 +4,6 @@ show a handler's answer on its own, version by version."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -13,6 +12,7 @@ import pytest
 
 from minikafka.errors import ErrorCode
 from minikafka.handlers.api_versions import FEATURES
+from minikafka.handlers import direct
 from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 from minikafka.protocol.apis import API_TABLE
@@ -21,13 +21,7 @@ API_VERSIONS, METADATA, CREATE_TOPICS, SASL_HANDSHAKE, ADD_PARTITIONS = 18, 3, 1
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        broker = DirectBroker({"auto.create.topics.enable": "false"})
-        try:
-            return await check(broker)
-        finally:
-            await broker.close()
-    return asyncio.run(main())
+    return direct.run(check, {"auto.create.topics.enable": "false"})
 
 
 def create_topics(version: int, *names: str, partitions: int = 2, validate_only: bool = False) -> Any:

@@ -7,12 +7,12 @@ back by name with the older versions (and the other way round). ListOffsets v11'
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from minikafka.errors import ErrorCode
+from minikafka.handlers import direct
 from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 
@@ -21,11 +21,7 @@ GROUP = "billing"
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        async with DirectBroker({"auto.create.topics.enable": "false"}) as broker:
-            broker.create_topic("orders", partitions=2)
-            return await check(broker)
-    return asyncio.run(main())
+    return direct.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
 
 
 def topic_id(broker: DirectBroker, name: str) -> uuid.UUID:

@@ -8,7 +8,6 @@ so both shapes are asked; the wire tests cover the same APIs end to end with rea
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import uuid
 from collections.abc import Awaitable, Callable
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from minikafka.errors import ErrorCode
+from minikafka.handlers import direct
 from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 from minikafka.records import Record, build_batch, iter_records, split_batches
@@ -27,11 +27,7 @@ SECOND = datetime.timedelta(seconds=1)
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        async with DirectBroker({"auto.create.topics.enable": "false"}) as broker:
-            broker.create_topic("orders", partitions=2)
-            return await check(broker)
-    return asyncio.run(main())
+    return direct.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
 
 
 def batch(*values: bytes) -> bytes:

@@ -16,7 +16,7 @@ from minikafka.transactions import txnlog
 from minikafka.transactions.coordinator import MAX_EPOCH
 from minikafka.transactions.states import TxnState
 from tests.rawclient import RawClient
-from tests.transactions.test_protocol_v2 import TID, end_txn, init, marker_epochs, produce
+from tests.transactions.test_protocol_v2 import TID, end_txn, epoch_near_its_end, init, marker_epochs, produce
 
 
 def init_with(client: RawClient, pid: int, epoch: int) -> tuple[ErrorCode, int, int]:
@@ -89,11 +89,7 @@ def test_a_retry_after_the_move_to_a_new_id_survives_a_restart(cluster):
     (PreviousProducerId), so a retry with the old id and last epoch still gets the new id."""
     with RawClient(cluster.bootstrap_servers) as client:
         pid, _ = init(client)
-        broker = cluster.brokers[cluster.node_ids[0]]
-
-        async def near_the_end() -> None:
-            broker.transactions.txns[TID].producer_epoch = MAX_EPOCH - 1
-        cluster.run(near_the_end())
+        epoch_near_its_end(cluster)
         assert produce(client, pid, MAX_EPOCH - 1, 0) == ErrorCode.none
         code, new_pid, new_epoch = end_txn(client, pid, MAX_EPOCH - 1, commit=True)
         assert code == ErrorCode.none and new_pid != pid and new_epoch == 0

@@ -61,6 +61,15 @@ def marker_epochs(cluster, topic: str = "out", partition: int = 0) -> list[int]:
     return cluster.run(read())
 
 
+def epoch_near_its_end(cluster) -> None:
+    """Move the transactional id's epoch to one below the last (as if it had been bumped that often)."""
+    broker = cluster.brokers[cluster.node_ids[0]]
+
+    async def near_the_end() -> None:
+        broker.transactions.txns[TID].producer_epoch = MAX_EPOCH - 1
+    cluster.run(near_the_end())
+
+
 @pytest.fixture(params=[2, 1], ids=["transaction.version=2", "transaction.version=1"])
 def tv(request) -> int:
     return request.param
@@ -160,11 +169,7 @@ def test_txn_offset_commit_v5_adds_the_offsets_partition_under_version_2(cluster
 def test_a_used_up_epoch_moves_the_producer_to_a_new_id(cluster, tv):
     with RawClient(cluster.bootstrap_servers) as client:
         pid, _ = init(client)
-        broker = cluster.brokers[cluster.node_ids[0]]
-
-        async def near_the_end() -> None:
-            broker.transactions.txns[TID].producer_epoch = MAX_EPOCH - 1
-        cluster.run(near_the_end())
+        epoch_near_its_end(cluster)
         if tv == 1:
             return
         assert produce(client, pid, MAX_EPOCH - 1, 0) == ErrorCode.none

@@ -28,6 +28,7 @@ from minikafka.handlers import (
 from minikafka.handlers.dispatch import lift
 from minikafka.handlers.ports import Caller, TransactionsPort, TxnOffset
 from minikafka.security.acl import Operation, ResourceType
+from tests.fake_authorizer import Acls
 
 FENCED = KafkaError(ErrorCode.producer_fenced, "a newer producer with this transactional id exists")
 
@@ -76,18 +77,6 @@ class FakeTransactions:
         return {(t, p): ErrorCode.none for t, p, *_ in offsets}
 
 
-class Acls:
-    """An authorizer allowing only the listed (operation, resource type, name)."""
-
-    def __init__(self, *allowed: tuple[Operation, ResourceType, str]):
-        self.allowed = set(allowed)
-
-    def authorize(self, principal: str, host: str, operation: Operation, resource_type: ResourceType,
-                  name: str) -> bool:
-        return (operation, resource_type, name) in self.allowed
-
-    def authorize_any(self, principal: str, host: str, operation: Operation, resource_type: ResourceType) -> bool:
-        return any(o == operation and r == resource_type for o, r, _ in self.allowed)
 
 
 def kio(api: str, version: int, name: str) -> Any:
