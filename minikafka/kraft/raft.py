@@ -371,10 +371,7 @@ class RaftNode:
         ):
             self._observe(response.leader_epoch, response.leader_id, now)
             return
-        self.fetch_in_flight = False
-        if response.error != ErrorCode.none:
-            if not self._observe(response.leader_epoch, response.leader_id, now):
-                self.next_fetch_at = now + self.config.retry_backoff_ms
+        if self._refused(response.error, response.leader_epoch, response.leader_id, now):
             return
         self.fetch_deadline = now + self.config.fetch_timeout_ms
         if response.snapshot_end_offset >= 0:  # keep fetch_in_flight: no Fetch until the snapshot is in
@@ -397,15 +394,22 @@ class RaftNode:
         self._set_high_watermark(min(response.high_watermark, self.log.end_offset))
         self.next_fetch_at = now if appended else now + self.config.fetch_poll_ms
 
+    def _refused(self, error: ErrorCode, leader_epoch: int, leader_id: int, now: int) -> bool:
+        """A Fetch or FetchSnapshot answered: the next one may go. An error answer tells of a newer
+        epoch or leader, or the follower backs off before asking again."""
+        self.fetch_in_flight = False
+        if error == ErrorCode.none:
+            return False
+        if not self._observe(leader_epoch, leader_id, now):
+            self.next_fetch_at = now + self.config.retry_backoff_ms
+        return True
+
     def _handle_snapshot_response(self, source: int, response: FetchSnapshotResponse, now: int) -> None:
         """A whole snapshot from the leader: the log restarts at its end offset."""
         if self.state != FOLLOWER or source != self.leader_id:
             self._observe(response.leader_epoch, response.leader_id, now)
             return
-        self.fetch_in_flight = False
-        if response.error != ErrorCode.none:
-            if not self._observe(response.leader_epoch, response.leader_id, now):
-                self.next_fetch_at = now + self.config.retry_backoff_ms
+        if self._refused(response.error, response.leader_epoch, response.leader_id, now):
             return
         self.fetch_deadline, self.next_fetch_at = now + self.config.fetch_timeout_ms, now
         self.log.restart_at(response.end_offset, response.epoch)
