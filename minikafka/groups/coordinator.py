@@ -28,10 +28,11 @@ import logging
 import time
 from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from . import consumer_protocol_classic as classic_members
-from . import migration, offsets, replay
-from .consumer_protocol import ConsumerGroup, Heartbeat, HeartbeatResult
-from .consumer_protocol_coordinator import ConsumerGroups, settings_from
+from .consumer import classic as classic_members
+from . import offsets, replay
+from .consumer import migration
+from .consumer.group import ConsumerGroup, Heartbeat, HeartbeatResult
+from .consumer.coordinator import ConsumerGroups, settings_from
 from .group import Group, GroupSettings
 from .member import JoinRequest, JoinResult, SyncResult
 from .offsets import CommittedOffset
@@ -313,7 +314,7 @@ class GroupCoordinator:
 
     # -- the consumer group protocol (KIP-848) ---------------------------------------------------
     def consumer_heartbeat(self, group_id: str, hb: Heartbeat) -> HeartbeatResult:
-        """ConsumerGroupHeartbeat (see ``consumer_protocol``)."""
+        """ConsumerGroupHeartbeat (see ``consumer.group``)."""
         self._owned(group_id)
         classic = self.groups.get(group_id)
         if classic is not None and classic.members and group_id not in self.consumer_groups.groups:

@@ -15,8 +15,8 @@ from typing import Any
 from kio.schema.consumer_group_describe.v1.request import ConsumerGroupDescribeRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..groups.consumer_protocol import ConsumerGroup
-from ..groups.consumer_protocol_member import ConsumerMember
+from ..groups.consumer.group import ConsumerGroup
+from ..groups.consumer.member import ConsumerMember
 from ..security.acl import Operation, ResourceType
 from ._authorize import NOT_REQUESTED, requested_group_operations
 from ._groups import coordinator

@@ -18,7 +18,7 @@ from typing import Any
 from kio.schema.consumer_group_heartbeat.v1.request import ConsumerGroupHeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..groups.consumer_protocol import Heartbeat
+from ..groups.consumer.group import Heartbeat
 from ._groups import coordinator, millis
 from .context import RequestContext, Response
 

@@ -8,7 +8,7 @@ to join again with (KIP-394). v0 has no rebalance timeout: the session timeout
 serves as both, as in Kafka. The id of a share group is INCONSISTENT_GROUP_PROTOCOL.
 A JoinGroup to a consumer group with members (KIP-848's online migration) joins it as a
 classic member and is answered at once, with no leader: the broker's assignor decides
-(``groups.consumer_protocol_classic``).
+(``groups.consumer.classic``).
 """
 
 from __future__ import annotations

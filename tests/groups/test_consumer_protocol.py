@@ -12,9 +12,9 @@ import random
 import pytest
 
 from minikafka.errors import ErrorCode, KafkaError
-from minikafka.groups.consumer_protocol import ConsumerGroup, ConsumerGroupSettings, Heartbeat
-from minikafka.groups.consumer_protocol_assignors import range_, uniform
-from minikafka.groups.consumer_protocol_states import MEMBER_TRANSITIONS, ConsumerGroupState, MemberState
+from minikafka.groups.consumer.group import ConsumerGroup, ConsumerGroupSettings, Heartbeat
+from minikafka.groups.consumer.assignors import range_, uniform
+from minikafka.groups.consumer.states import MEMBER_TRANSITIONS, ConsumerGroupState, MemberState
 
 SETTINGS = ConsumerGroupSettings(session_timeout_ms=45_000, heartbeat_interval_ms=5_000)
 TOPICS = {"t": 4}

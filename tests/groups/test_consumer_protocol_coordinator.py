@@ -12,8 +12,8 @@ import pytest
 
 from minikafka.config import BrokerConfig
 from minikafka.errors import ErrorCode, KafkaError
-from minikafka.groups.consumer_protocol import Heartbeat
-from minikafka.groups.consumer_protocol_coordinator import metadata_key, metadata_value, parse_metadata
+from minikafka.groups.consumer.group import Heartbeat
+from minikafka.groups.consumer.coordinator import metadata_key, metadata_value, parse_metadata
 from minikafka.groups.coordinator import GroupCoordinator
 from minikafka.groups.embedded_protocol import encode_assignment, parse_assignment
 from minikafka.groups.states import PREPARING

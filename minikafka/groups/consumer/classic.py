@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import ErrorCode, KafkaError
-from .consumer_protocol import ConsumerGroup
-from .consumer_protocol_member import ClassicMembership, ConsumerMember
-from .consumer_protocol_states import MemberState
-from .embedded_protocol import encode_assignment, parse_subscription
-from .member import JoinRequest, JoinResult, MemberIdRequired, SyncResult, new_member_id
+from ...errors import ErrorCode, KafkaError
+from .group import ConsumerGroup
+from .member import ClassicMembership, ConsumerMember
+from .states import MemberState
+from ..embedded_protocol import encode_assignment, parse_subscription
+from ..member import JoinRequest, JoinResult, MemberIdRequired, SyncResult, new_member_id
 
 PROTOCOL_TYPE = "consumer"
 

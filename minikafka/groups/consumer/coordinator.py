@@ -5,7 +5,7 @@ consumer (ConsumerGroupHeartbeat). An empty group of either kind becomes the oth
 when a member of the other protocol arrives, keeping its offsets. A group with members
 may hold both kinds (``migration``, under ``group.consumer.migration.policy``): a
 ConsumerGroupHeartbeat upgrades a classic group (``ConsumerGroups.upgrade``), a JoinGroup
-joins a consumer group as a classic member (``consumer_protocol_classic``), and the
+joins a consumer group as a classic member (``consumer.classic``), and the
 group turns classic again when only classic members remain.
 
 Committed offsets stay where the classic coordinator keeps them (``__consumer_offsets``,
@@ -22,15 +22,15 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ErrorCode, KafkaError
-from .consumer_protocol_assignors import assignor_names
-from .consumer_protocol import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
-from .consumer_protocol_states import JOIN_EPOCH
+from ...errors import ErrorCode, KafkaError
+from .assignors import assignor_names
+from .group import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
+from .states import JOIN_EPOCH
 from . import migration
 
 if TYPE_CHECKING:
-    from ..config import BrokerConfig
-    from .group import Group
+    from ...config import BrokerConfig
+    from ..group import Group
 
 METADATA_KEY_VERSION, METADATA_VALUE_VERSION = 3, 0
 Persist = Callable[[str, bytes, bytes | None], None]  # group id, key, value (None: a tombstone)

@@ -11,7 +11,7 @@ owns. Three epochs drive everything:
 * the **target assignment epoch** is the group epoch the coordinator last computed a
   target assignment for (with the group's server-side assignor);
 * each **member epoch** is the target epoch that member has reached; it moves there
-  through ``consumer_protocol_member.reconcile``, one heartbeat at a time, giving up
+  through ``member.reconcile``, one heartbeat at a time, giving up
   only the partitions that move and getting each new one once its old owner let go.
 
 Fencing: a heartbeat with an epoch the coordinator does not expect gets
@@ -35,10 +35,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from ..errors import ErrorCode, KafkaError
-from .consumer_protocol_assignors import ASSIGNORS
-from .consumer_protocol_member import NO_PARTITIONS, ConsumerMember, TopicPartition, reconcile
-from .consumer_protocol_states import (JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, ConsumerGroupState,
+from ...errors import ErrorCode, KafkaError
+from .assignors import ASSIGNORS
+from .member import NO_PARTITIONS, ConsumerMember, TopicPartition, reconcile
+from .states import (JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, ConsumerGroupState,
                                        MemberState)
 
 Topics = Callable[[], Mapping[str, int]]  # topic name -> partition count, now

@@ -21,7 +21,7 @@ A member is in one of three states (Kafka's ``MemberState``):
   as it is free. A partition never has two owners.
 
 ``MEMBER_TRANSITIONS`` lists each move as ``(from, event, to)``, for the course's
-diagrams; ``groups.consumer_protocol_member.reconcile`` is the code that makes them.
+diagrams; ``groups.consumer.member.reconcile`` is the code that makes them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ a group with members as they come and go, as ``group.consumer.migration.policy``
   group, with the partitions its leader gave it as its current and target assignment.
   Their JoinGroup and SyncGroup waiting for the old rebalance are answered
   REBALANCE_IN_PROGRESS; the newcomer then moves the group epoch and the server-side
-  assignor shares the partitions (see ``consumer_protocol_classic``).
+  assignor shares the partitions (see ``consumer.classic``).
 * **downgrade**: the last consumer-protocol member leaves (or is fenced) and only classic
   members remain. The group becomes classic again at its epoch as generation, each member
   keeping its partitions, and a rebalance starts at once: their Heartbeats answer
@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from .consumer_protocol import ConsumerGroup
-from .consumer_protocol_member import ClassicMembership, ConsumerMember
-from .embedded_protocol import encode_assignment, parse_assignment, parse_subscription
-from .group import Group
-from .member import Member
+from .group import ConsumerGroup
+from .member import ClassicMembership, ConsumerMember
+from ..embedded_protocol import encode_assignment, parse_assignment, parse_subscription
+from ..group import Group
+from ..member import Member
 
 
 class MigrationPolicy(str, Enum):

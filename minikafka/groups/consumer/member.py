@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .consumer_protocol_states import MemberState
+from .states import MemberState
 
 TopicPartition = tuple[str, int]
 NO_PARTITIONS: frozenset[TopicPartition] = frozenset()
