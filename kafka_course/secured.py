@@ -148,7 +148,7 @@ def _start_embedded() -> SecuredCluster:
         return _embedded
     from minikafka.api import Cluster
 
-    from .security import make_certificates
+    from .certificates import make_certificates
     certs = make_certificates(tempfile.mkdtemp(prefix="course-certs-"), key_password=KEY_PASSWORD)
     taps = {protocol: WireTap() for protocol in PROTOCOLS}
     config = {
@@ -170,7 +170,7 @@ def _start_embedded() -> SecuredCluster:
 
 def write_compose_certificates(directory: str | Path = COMPOSE_CERTS) -> Path:
     """The course CA and the kafka-secure service's certificate, where the compose file mounts them."""
-    from .security import make_certificates
+    from .certificates import make_certificates
     certs = make_certificates(directory, hosts=("localhost", "127.0.0.1", "kafka-secure"), days=365,
                               key_password=KEY_PASSWORD)
     certs.broker_keystore.chmod(0o644)  # read by the container's own user; the key inside is encrypted

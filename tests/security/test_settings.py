@@ -67,7 +67,7 @@ def test_a_bad_setting_is_refused_with_a_sentence_naming_it(settings, named):
 
 
 def test_a_key_password_that_does_not_decrypt_the_key_is_named(tmp_path):
-    from kafka_course.security import make_certificates
+    from kafka_course.certificates import make_certificates
     certs = make_certificates(tmp_path, key_password="right")
     settings = {"listeners": "SSL://127.0.0.1:0", **certs.broker_settings(), "ssl.key.password": "wrong"}
     with pytest.raises(ConfigError, match=re.escape("ssl.key.password")):
@@ -85,7 +85,7 @@ def test_serve_refuses_a_bad_setting_with_the_sentence_and_no_traceback(tmp_path
 
 
 def test_an_encrypted_key_without_its_password_is_named_not_prompted_for(tmp_path):
-    from kafka_course.security import make_certificates
+    from kafka_course.certificates import make_certificates
     certs = make_certificates(tmp_path, key_password="right")
     settings = {"listeners": "SSL://127.0.0.1:0", **certs.broker_settings()}
     del settings["ssl.key.password"]

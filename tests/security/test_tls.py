@@ -1,4 +1,4 @@
-"""TLS listeners (SSL, SASL_SSL) with a certificate the course makes (kafka_course.security).
+"""TLS listeners (SSL, SASL_SSL) with a certificate the course makes (kafka_course.certificates).
 
 The clients trust the course CA (``ssl.ca.location``, kafka-python's ``ssl_cafile``); a
 client that does not trust it cannot connect; SASL works inside TLS; with
@@ -15,7 +15,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Producer
 from kafka import KafkaProducer
 
-from kafka_course.security import make_certificates
+from kafka_course.certificates import make_certificates
 
 from .conftest import LIBRDKAFKA_LOG, PLAIN_JAAS, STANDARD_AUTHORIZER, confluent, kafka_python
 from kafka_course.wiretap import WireTap
