@@ -1,4 +1,8 @@
-"""What the ShareFetch and ShareAcknowledge handlers share: topic ids, acknowledgements, leaders."""
+"""What the ShareFetch and ShareAcknowledge handlers share: topic ids, acknowledgements, leaders.
+
+Both requests may carry Renew acknowledgements (type 4, KIP-1222) from version 2 on; in
+version 1 the type does not exist, and a partition carrying it is INVALID_REQUEST.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,18 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from kio.schema.share_acknowledge.v1.request import AcknowledgeTopic, ShareAcknowledgeRequest
-from kio.schema.share_fetch.v1.request import FetchTopic, ShareFetchRequest
+from kio.schema.share_acknowledge.v2.request import AcknowledgeTopic, ShareAcknowledgeRequest
+from kio.schema.share_fetch.v2.request import FetchTopic, ShareFetchRequest
 
 from ..errors import ErrorCode, KafkaError
+from ..share.manager import SharePartitionManager
 from ..share.partition import AckBatch
+from ..share.sessions import SharePartitionId
+from ..share.states import AckType
 from .context import RequestContext
 
 NO_ID = uuid.UUID(int=0)
+RENEW_SINCE = 2  # the version of ShareFetch and ShareAcknowledge that added Renew (KIP-1222)
 
 
 def check_ids(request: ShareFetchRequest | ShareAcknowledgeRequest) -> tuple[str, str]:
@@ -67,3 +75,18 @@ def by_topic(entries: dict) -> dict:
     for (topic, index), value in sorted(entries.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
         out.setdefault(topic, []).append((index, value))
     return out
+
+
+async def acknowledge(ctx: RequestContext, manager: SharePartitionManager, group_id: str, member_id: str,
+                      acks: dict[SharePartitionId, list[AckBatch]]) -> dict[SharePartitionId, KafkaError | None]:
+    """Apply a request's acknowledgements; per partition, the error of each (None when applied).
+
+    Before version 2 a Renew acknowledgement is no acknowledgement type at all: its
+    partition is INVALID_REQUEST and nothing of it is applied."""
+    refused: dict[SharePartitionId, KafkaError | None] = {}
+    if ctx.api_version < RENEW_SINCE:
+        refused = {tp: KafkaError(ErrorCode.invalid_request, f"Acknowledge type {int(AckType.RENEW)} (Renew) "
+                                  f"needs version {RENEW_SINCE} of ShareFetch and ShareAcknowledge.")
+                   for tp, batches in acks.items() if any(AckType.RENEW in b.types for b in batches)}
+    wanted = {tp: batches for tp, batches in acks.items() if tp not in refused}
+    return {**refused, **(await manager.acknowledge(group_id, member_id, wanted) if wanted else {})}

@@ -8,6 +8,13 @@ client drops the other records of a batch). With epoch -1 nothing is fetched: th
 session closes and what the member still holds is released. Acknowledgement errors are
 per partition (INVALID_RECORD_STATE for a record the member does not hold); session
 errors are top-level (SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH).
+
+Version 2 (Kafka 4.2) adds two fields. ``ShareAcquireMode`` (KIP-1206): 0, batch-optimized,
+takes whole batches and may pass ``MaxRecords`` to finish one; 1, record-limit, never
+acquires more than ``MaxRecords``, even mid-batch. ``IsRenewAck`` (KIP-1222): the request
+carries Renew acknowledgements and fetches nothing, so ``MaxWaitMs``, ``MinBytes``,
+``MaxBytes`` and ``MaxRecords`` must all be 0. Either field out of line is a top-level
+INVALID_REQUEST, before the share session moves on.
 """
 
 from __future__ import annotations
@@ -15,13 +22,15 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from kio.schema.share_fetch.v1.request import ShareFetchRequest
+from kio.schema.share_fetch.v2.request import ShareFetchRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..share.manager import Fetched
 from ..share.sessions import FINAL_EPOCH, SharePartitionId
-from ._share import by_topic, check_ids, leader, node_endpoints, resolve, topic_id
+from ._share import acknowledge, by_topic, check_ids, leader, node_endpoints, resolve, topic_id
 from .context import RequestContext, Response
+
+BATCH_OPTIMIZED, RECORD_LIMIT = 0, 1  # ShareAcquireMode (KIP-1206)
 
 
 def _partition(ctx: RequestContext, topic: str, index: int, fetched: Fetched | None,
@@ -58,6 +67,19 @@ def _error(ctx: RequestContext, e: KafkaError) -> Response:
                        responses=(), node_endpoints=())
 
 
+def check_v2_fields(request: ShareFetchRequest) -> None:
+    """INVALID_REQUEST for an unknown ShareAcquireMode, or a renew-only request that asks for records."""
+    if request.share_acquire_mode not in (BATCH_OPTIMIZED, RECORD_LIMIT):
+        raise KafkaError(ErrorCode.invalid_request, f"ShareAcquireMode {request.share_acquire_mode} is neither "
+                                                    f"{BATCH_OPTIMIZED} (batch-optimized) nor {RECORD_LIMIT} "
+                                                    "(record-limit).")
+    asked = (request.max_wait.total_seconds(), request.min_bytes, request.max_bytes, request.max_records)
+    if request.is_renew_ack and any(asked):
+        raise KafkaError(ErrorCode.invalid_request, "A ShareFetch with IsRenewAck only renews acquisition locks "
+                                                    "and fetches nothing: MaxWaitMs, MinBytes, MaxBytes and "
+                                                    "MaxRecords must all be 0.")
+
+
 async def handle(ctx: RequestContext, request: ShareFetchRequest) -> Response:
     manager = ctx.broker.share_partitions
     known, unknown = resolve(ctx, request.topics)
@@ -66,16 +88,17 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> Response:
     acks = {tp: batches for tp, batches in known.items() if batches}
     try:
         group_id, member_id = check_ids(request)
+        check_v2_fields(request)
         session = await manager.fetch_session(group_id, member_id, request.share_session_epoch,
                                               set(known), forgotten, bool(acks), ctx.connection_id)
     except KafkaError as e:
         return _error(ctx, e)
-    ack_results = await manager.acknowledge(group_id, member_id, acks) if acks else {}
+    ack_results = await acknowledge(ctx, manager, group_id, member_id, acks) if acks else {}
+    fetched: dict[SharePartitionId, Fetched] = {}
     if request.share_session_epoch == FINAL_EPOCH:
         await manager.close(session)
-        fetched: dict[SharePartitionId, Fetched] = {}
-    else:
+    elif not request.is_renew_ack:
         fetched = await manager.fetch(session, request.max_records, request.max_bytes,
-                                      request.max_wait.total_seconds())
+                                      request.max_wait.total_seconds(), request.share_acquire_mode == RECORD_LIMIT)
     lock_ms = manager.group_config(group_id)["share.record.lock.duration.ms"]
     return _respond(ctx, fetched, ack_results, unknown, lock_ms)

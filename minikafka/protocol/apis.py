@@ -14,10 +14,8 @@ FindCoordinator 0, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0, OffsetFetch 1, Of
 with ``ctx.respond`` (``codec.downgrade``), which keeps only the fields a version has. One
 exception, Kafka's own: Produce is *advertised* from v0 (``advertised_min``) because
 librdkafka before 2.8 turns compression off unless Produce v0 is listed (KAFKA-18659), but
-v0-v2 (message formats 0 and 1) are refused as on Kafka 4, by closing the connection. Three
-ranges differ from 4.2's, noted in their rows: SaslHandshake v0 is not offered, and
-ShareFetch/ShareAcknowledge stop at 4.1's v1 (4.2's v2 renews acquisition locks and can
-acquire by record count, which minikafka's share groups do not do yet).
+v0-v2 (message formats 0 and 1) are refused as on Kafka 4, by closing the connection. One
+range differs from 4.2's, noted in its row: SaslHandshake v0 is not offered.
 """
 
 from __future__ import annotations
@@ -93,8 +91,8 @@ API_TABLE: tuple[Api, ...] = (
     Api(75, "DescribeTopicPartitions", 0, 0),
     Api(76, "ShareGroupHeartbeat", 1, 1),  # KIP-932: share groups
     Api(77, "ShareGroupDescribe", 1, 1),
-    Api(78, "ShareFetch", 1, 1),  # 4.2 has v2: lock renewal and record-limit acquisition, not done here
-    Api(79, "ShareAcknowledge", 1, 1),  # 4.2 has v2 (lock renewal), not done here
+    Api(78, "ShareFetch", 1, 2),  # v2: KIP-1206 record-limit acquisition, KIP-1222 lock renewal
+    Api(79, "ShareAcknowledge", 1, 2),  # v2: KIP-1222 lock renewal
     Api(90, "DescribeShareGroupOffsets", 0, 1),
 )
 

@@ -8,8 +8,9 @@ reads it: ``latest`` (Kafka's default, only records written from now on) or
 ``earliest`` (the whole log). ``share.isolation.level`` ``read_committed`` keeps a share
 group below the last stable offset and archives the records of aborted transactions
 instead of delivering them; ``share.partition.max.record.locks`` bounds the in-flight
-records of each of the group's share-partitions. A group setting must lie within the broker's bounds, as
-Kafka checks (e.g. ``group.share.min.record.lock.duration.ms``).
+records of each of the group's share-partitions; ``share.renew.acknowledge.enable`` lets
+members renew acquisition locks (KIP-1222, off by default as in Kafka). A group setting
+must lie within the broker's bounds, as Kafka checks (e.g. ``group.share.min.record.lock.duration.ms``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ GROUP_SETTINGS: dict[str, GroupSetting] = {g.setting.name: g for g in (
                          "read_committed: records of open or aborted transactions are never delivered; "
                          "read_uncommitted: every record up to the high watermark.",
                          choices=("read_uncommitted", "read_committed"))),
+    GroupSetting(Setting("share.renew.acknowledge.enable", "bool", False,
+                         "Whether members may renew the acquisition locks of records they hold "
+                         "(KIP-1222's Renew acknowledgement); refused with INVALID_RECORD_STATE when false.")),
     GroupSetting(Setting("share.session.timeout.ms", "int", 45_000,
                          "A member that sends no heartbeat for this long is removed from the group."),
                  "group.share.session.timeout.ms",

@@ -166,13 +166,18 @@ class SharePartitionManager:
     # -- acknowledging ------------------------------------------------------------------------------
     async def acknowledge(self, group_id: str, member_id: str,
                           acks: dict[SharePartitionId, list[AckBatch]]) -> dict[SharePartitionId, KafkaError | None]:
-        """Apply acknowledgements partition by partition; written to the state topic before the answer."""
+        """Apply acknowledgements partition by partition; written to the state topic before the answer.
+
+        A Renew (KIP-1222) restarts a lock for the group's ``share.record.lock.duration.ms``
+        if the group's ``share.renew.acknowledge.enable`` allows it."""
+        config = self.group_config(group_id)
+        renew_ms = config["share.record.lock.duration.ms"] if config["share.renew.acknowledge.enable"] else None
         results: dict[SharePartitionId, KafkaError | None] = {}
         writes = []
         for (topic, index), batches in acks.items():
             try:
                 share, _ = self.share_partition(group_id, topic, index)
-                share.acknowledge(member_id, batches)
+                share.acknowledge(member_id, batches, renew_ms)
                 writes.append(self._save(group_id, topic, index, share))
                 results[(topic, index)] = None
             except KafkaError as e:
@@ -181,13 +186,14 @@ class SharePartitionManager:
         return results
 
     # -- acquiring ----------------------------------------------------------------------------------
-    async def fetch(self, session: ShareSession, max_records: int, max_bytes: int,
-                    max_wait_s: float) -> dict[SharePartitionId, Fetched]:
-        """Acquire records for the member from its session's partitions, waiting up to ``max_wait_s``."""
+    async def fetch(self, session: ShareSession, max_records: int, max_bytes: int, max_wait_s: float,
+                    record_limit: bool = False) -> dict[SharePartitionId, Fetched]:
+        """Acquire records for the member from its session's partitions, waiting up to ``max_wait_s``;
+        ``record_limit``: KIP-1206's record-limit mode, never more than ``max_records`` in all."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max_wait_s
         while True:
-            out, waits = self._acquire_all(session, max_records, max_bytes)
+            out, waits = self._acquire_all(session, max_records, max_bytes, record_limit)
             remaining = deadline - loop.time()
             if remaining <= 0 or any(f.acquired or f.error for f in out.values()):
                 return out
@@ -196,7 +202,7 @@ class SharePartitionManager:
             for future in pending:
                 future.cancel()
 
-    def _acquire_all(self, session: ShareSession, max_records: int, max_bytes: int
+    def _acquire_all(self, session: ShareSession, max_records: int, max_bytes: int, record_limit: bool
                      ) -> tuple[dict[SharePartitionId, Fetched], list[asyncio.Future]]:
         out: dict[SharePartitionId, Fetched] = {}
         waits: list[asyncio.Future] = []
@@ -212,7 +218,8 @@ class SharePartitionManager:
             try:
                 share, part = self.share_partition(session.group_id, topic, index)
                 share.max_record_locks = config["share.partition.max.record.locks"]  # the group may change it
-                out[(topic, index)] = self._acquire(session, share, part, budget, max_bytes, lock_ms, committed)
+                out[(topic, index)] = self._acquire(session, share, part, budget, max_bytes, lock_ms, committed,
+                                                    record_limit)
                 waits.append(part.waiter())
             except KafkaError as e:
                 out[(topic, index)] = Fetched(e.code)
@@ -221,7 +228,7 @@ class SharePartitionManager:
         return out, waits
 
     def _acquire(self, session: ShareSession, share: SharePartition, part: Partition, max_records: int,
-                 max_bytes: int, lock_ms: int, committed: bool = False) -> Fetched:
+                 max_bytes: int, lock_ms: int, committed: bool = False, record_limit: bool = False) -> Fetched:
         batches = read_batches(part, share, max_records, max_bytes, committed)
         if committed:  # read_committed: an aborted transaction's records are archived, never delivered
             lead = 0
@@ -233,7 +240,7 @@ class SharePartitionManager:
             cut = next((i for i, (h, _) in enumerate(batches) if _aborted(part, h)), len(batches))
             batches = batches[:cut]  # the next fetch archives the next aborted run
         runs = share.acquire(session.member_id, [(h.base_offset, h.last_offset) for h, _ in batches],
-                             max_records, lock_ms)
+                             max_records, lock_ms, record_limit)
         if not runs:
             return Fetched()
         self._save(session.group_id, part.topic, part.index, share)

@@ -86,18 +86,22 @@ class SharePartition:
         return min(available, default=self.end_offset)
 
     def acquire(self, member_id: str, batches: Iterable[tuple[int, int]], max_records: int,
-                lock_duration_ms: int) -> list[Acquired]:
+                lock_duration_ms: int, record_limit: bool = False) -> list[Acquired]:
         """Acquire records of the given log batches (``(base offset, last offset)``) for a member.
 
         Available in-flight records are acquired again, records past the end offset for
-        the first time; whole batches are taken, so ``max_records`` may be passed to
-        finish one (Kafka's batch-optimized mode). Returns the acquired runs.
+        the first time. Whole batches are taken, so ``max_records`` may be passed to
+        finish one (Kafka's batch-optimized mode), unless ``record_limit`` (KIP-1206's
+        record-limit mode): then never more than ``max_records``, even mid-batch.
+        Returns the acquired runs.
         """
         deadline, taken = self.clock() + lock_duration_ms, list[int]()
         for base, last in batches:
             if len(taken) >= max_records:
                 break
             for offset in range(max(base, self.start_offset), last + 1):
+                if record_limit and len(taken) >= max_records:
+                    break
                 record = self._acquirable(offset)
                 if record is not None:
                     record.move("acquire")
@@ -142,17 +146,28 @@ class SharePartition:
         return runs
 
     # -- acknowledging ----------------------------------------------------------------------
-    def acknowledge(self, member_id: str, batches: Sequence[AckBatch]) -> None:
+    def acknowledge(self, member_id: str, batches: Sequence[AckBatch], renew_ms: int | None = None) -> None:
         """Apply a member's acknowledgements, all or none.
 
         INVALID_REQUEST for a malformed batch; INVALID_RECORD_STATE when a record is not
         held by this member (never acquired, acquired by another, or its lock expired).
+        A Renew (KIP-1222) starts the record's acquisition lock again for ``renew_ms``;
+        with ``renew_ms`` None the group does not allow renewing (INVALID_RECORD_STATE,
+        as Kafka answers when ``share.renew.acknowledge.enable`` is false).
         """
         for batch in batches:
             self._check(member_id, batch)
+            if renew_ms is None and AckType.RENEW in batch.types:
+                raise KafkaError(ErrorCode.invalid_record_state,
+                                 "This share group does not allow renewing acquisition locks "
+                                 "(share.renew.acknowledge.enable is false).")
         for batch in batches:
             for offset in range(batch.first_offset, batch.last_offset + 1):
-                self._finish(self.records[offset], ACK_EVENTS[batch.type_of(offset)])
+                kind = batch.type_of(offset)
+                if kind is AckType.RENEW:
+                    self.records[offset].lock_deadline = self.clock() + (renew_ms or 0)
+                else:
+                    self._finish(self.records[offset], ACK_EVENTS[kind])
         self._advance_start()
 
     def _check(self, member_id: str, batch: AckBatch) -> None:

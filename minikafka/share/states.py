@@ -11,7 +11,9 @@ Every record between a share-partition's start offset (SPSO) and end offset (SPE
   times; it will never be delivered again.
 
 The numbers are Kafka's own (``RecordState``), and so are the acknowledgement types a
-consumer sends (``AcknowledgeType``). ``TRANSITIONS`` lists every legal move as
+consumer sends (``AcknowledgeType``). Renew (KIP-1222, ShareFetch and ShareAcknowledge v2)
+is no move at all: the record stays Acquired by the same member, its acquisition lock
+starts again and its delivery count is kept. ``TRANSITIONS`` lists every legal move as
 ``(from, event, to)``; a released or timed-out record that reached the delivery count
 limit goes to Archived instead of Available.
 """
@@ -47,6 +49,7 @@ class AckType(enum.IntEnum):
     ACCEPT = 1
     RELEASE = 2
     REJECT = 3
+    RENEW = 4  # KIP-1222: keep holding it, the acquisition lock starts again
 
 
 S = RecordState

@@ -16,10 +16,9 @@ from tests.rawclient import RawClient
 
 KAFKA_4_2 = BROKER_API_VERSIONS[(4, 2)]  # what a 4.2 broker answers, as kafka-python recorded it
 
-# The ranges that differ on purpose (see minikafka/protocol/apis.py): SaslHandshake v0 (raw
-# SASL tokens) is not offered; ShareFetch and ShareAcknowledge stay at v1 (4.2's v2 renews
-# acquisition locks, KIP-1222, which minikafka's share groups do not do yet).
-DIFFERENT = {17: (1, 1), 78: (1, 1), 79: (1, 1)}
+# The range that differs on purpose (see minikafka/protocol/apis.py): SaslHandshake v0 (raw
+# SASL tokens) is not offered.
+DIFFERENT = {17: (1, 1)}
 
 
 def test_every_advertised_range_is_kafka_4_2s():

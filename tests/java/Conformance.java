@@ -33,6 +33,7 @@ public class Conformance {
                 case "fencing": result = fencing(); break;
                 case "transactions-v2": result = transactionsV2(); break;
                 case "share": result = share(); break;
+                case "share-renew": result = shareRenew(); break;
                 case "join-classic-group": result = joinClassicGroup(); break;
                 default: throw new IllegalArgumentException("no scenario " + args[0]);
             }
@@ -310,5 +311,52 @@ public class Conformance {
         }
         check(seen.size() == 20, "the share consumer got " + seen.size() + " of 20 records");
         return "share group read and acknowledged 20";
+    }
+
+    // KIP-1222: a record kept past its acquisition lock by renewing the lock, then accepted.
+    static String shareRenew() throws Exception {
+        String topic = "java-share-renew", group = "java-share-renew-group";
+        try (Admin admin = Admin.create(props())) {
+            createTopic(admin, topic, 1);
+            ConfigResource res = new ConfigResource(ConfigResource.Type.GROUP, group);
+            admin.incrementalAlterConfigs(Map.of(res, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.renew.acknowledge.enable", "true"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+        }
+        try (KafkaProducer<String, String> p = producer()) {
+            p.send(new ProducerRecord<>(topic, "k", "slow job")).get();
+        }
+        Properties sp = props("group.id", group, "share.acknowledgement.mode", "explicit", "max.poll.records", "1",
+                "key.deserializer", StringDeserializer.class.getName(),
+                "value.deserializer", StringDeserializer.class.getName());
+        try (KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(sp)) {
+            c.subscribe(List.of(topic));
+            ConsumerRecord<String, String> held = null;
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (held == null && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) held = r;
+            }
+            check(held != null, "the share consumer got no record");
+            int lockMs = c.acquisitionLockTimeoutMs().orElse(0);
+            check(lockMs > 0, "no acquisition lock duration was answered");
+            for (int i = 0; i < 3; i++) {  // held for twice the lock in all
+                Thread.sleep(lockMs * 2 / 3);
+                c.acknowledge(held, AcknowledgeType.RENEW);
+                for (Optional<KafkaException> e : c.commitSync().values())
+                    check(e.isEmpty(), "renewing failed: " + e);
+                long offset = held.offset();  // a renewed record comes back from the next poll
+                held = null;
+                for (int tries = 0; held == null && tries < 20; tries++)
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(50)))
+                        if (r.offset() == offset) held = r;
+                check(held != null, "the renewed record did not come back from poll");
+            }
+            c.acknowledge(held, AcknowledgeType.ACCEPT);
+            for (Optional<KafkaException> e : c.commitSync().values())
+                check(e.isEmpty(), "accepting the renewed record failed: " + e);
+            check(held.deliveryCount().orElse((short) 0) == 1, "delivered " + held.deliveryCount() + " times");
+        }
+        return "share record renewed past its lock three times, then accepted";
     }
 }

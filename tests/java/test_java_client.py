@@ -60,6 +60,19 @@ def test_the_java_client_commits_and_fetches_offsets_by_topic_id(classpath, make
     assert seen[(8, 10)] > 0 and seen[(9, 10)] > 0, sorted(k for k in seen if k[0] in (8, 9))
 
 
+@pytest.mark.timeout(180)
+def test_the_java_share_consumer_renews_its_acquisition_lock(classpath, make_cluster):
+    """kafka-clients 4.3's share consumer speaks ShareFetch/ShareAcknowledge v2 (Kafka 4.2) and, in
+    explicit mode, renews a record's acquisition lock (KIP-1222) three times, holding it for twice
+    the lock, then accepts it: only possible if every renewal restarted the lock."""
+    cluster = make_cluster(brokers=1, config={"group.initial.rebalance.delay.ms": 0,
+                                              "group.share.record.lock.duration.ms": 1500,
+                                              "group.share.min.record.lock.duration.ms": 1000})
+    run_scenario(classpath, cluster, "share-renew")
+    seen = cluster.dispatchers[cluster.node_ids[0]].versions
+    assert seen[(79, 2)] > 0, sorted(k for k in seen if k[0] in (78, 79))
+
+
 def epochs(cluster, topic: str) -> tuple[list[int], list[int]]:
     """The producer epochs of a partition's transactional batches: (data batches, markers)."""
     async def read() -> tuple[list[int], list[int]]:
