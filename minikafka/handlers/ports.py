@@ -4,19 +4,30 @@ Issue 27 moves the handlers off ``RequestContext.broker`` (the whole ``Broker``,
 locator) onto two things:
 
 - ``Caller``: who sent the request (principal, client host and id, listener, connection),
-  at which API version, with the ACL checks (``allowed``) and the builders of the answer
-  for that version (``respond``, ``make``, ``has``). It holds no broker.
+  at which API version, with the ACL checks every handler asks (``allowed``, ``allowed_any``,
+  ``allowed_cluster``, and KIP-430's ``authorized_operations``) and the builders of the
+  answer for that version (``respond``, ``make``, ``has``). It holds no broker.
 - small ``typing.Protocol`` ports, one per family of APIs: what those handlers may ask of
   the broker, and nothing else. ``Broker`` implements them structurally (it never imports
-  this module: the handlers floor sits above it); ``tests/handlers/test_ports.py`` holds the
-  assignment that makes mypy check it, and the handler tests use tiny fakes instead.
+  this module: the handlers floor sits above it); ``dispatch`` builds each handler with the
+  broker as ``Ports``, which makes mypy check it, and the handler tests use tiny fakes instead.
 
 The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` is already
 the course's public surface of the broker. It imports only the wire codec, errors and the
-ACL types, so a converted handler that imports it stays clear of the broker (an
-import-linter contract in pyproject.toml says so). Ports so far: ``TransactionsPort`` (the
-five transaction APIs) and ``ConfigsPort`` (DescribeConfigs, AlterConfigs,
-IncrementalAlterConfigs). Next: groups, topics, share groups, ACLs, the cluster view.
+ACL types (and ``security.scram``'s credential), so a converted handler that imports it
+stays clear of the broker (an import-linter contract in pyproject.toml says so). What a
+port returns that a handler reads field by field (a share group's members, a transaction's
+record) is declared here as a read-only ``Protocol`` view, which the broker's own dataclasses
+match; the handlers never import ``share/`` or ``transactions/``. Ports so far:
+
+- ``TransactionsPort``: the five transaction APIs and DescribeTransactions;
+- ``ConfigsPort``: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs;
+- ``SharePort``: ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
+  DescribeShareGroupOffsets (KIP-932), with the few metadata facts their answers carry;
+- ``AclsPort``: DescribeAcls, CreateAcls, DeleteAcls;
+- ``ScramPort``: DescribeUserScramCredentials, AlterUserScramCredentials (KIP-554).
+
+Next: groups, topics, the cluster view.
 """
 
 from __future__ import annotations

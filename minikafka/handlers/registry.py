@@ -6,9 +6,12 @@ move off the service locator is under way:
 - ``PortHandler`` (the new style): ``make`` is a handler class taking the broker's ports
   (``ports.Ports``, e.g. the ``TransactionsPort``); dispatch builds it once per broker and calls
   ``handle(caller, request)`` with a ``ports.Caller``, never the broker. Its hooks take the caller.
-  Converted so far: the five transaction APIs (InitProducerId, AddPartitionsToTxn,
-  AddOffsetsToTxn, EndTxn, TxnOffsetCommit) and the three config APIs (DescribeConfigs,
-  AlterConfigs, IncrementalAlterConfigs).
+  Converted so far: the six transaction APIs (InitProducerId, AddPartitionsToTxn,
+  AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions), the three config APIs
+  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), the five share-group APIs
+  (ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
+  DescribeShareGroupOffsets), the three ACL APIs (DescribeAcls, CreateAcls, DeleteAcls) and
+  the two SCRAM credential APIs (DescribeUserScramCredentials, AlterUserScramCredentials).
 - ``Handler`` (the old style, every other API): ``handle(ctx, request)`` with a
   ``context.RequestContext``, whose ``broker`` is the whole broker. An API moves from this kind
   to the other with its port; when none is left, ``Handler`` and ``RequestContext`` go.
