@@ -10,7 +10,9 @@ for every API, and calls the API's handler, declared with its optional hooks in
 ``registry.HANDLERS``. It builds the request's ``ports.Caller`` once; a converted API's handler
 (a ``PortHandler`` row, built once per dispatcher from the broker's ports) gets
 ``handle(caller, request)``, every other one still ``handle(ctx, request)`` with a
-``RequestContext`` (issue 27's transition; see ``registry``).
+``RequestContext`` (issue 27's transition; see ``registry``). An injected or refused request
+is answered by the API's error hook: its row's, or its handler object's ``error_response``
+method where that answer needs the handler's ports (Metadata's).
 
 On a secured broker two gates come first, also once for every API: a connection of a
 SASL listener must authenticate before anything else (``security.sasl``), and the
@@ -35,7 +37,7 @@ from . import _authorize
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
 from .ports import Caller
-from .registry import HANDLERS, Handler, PortHandler, Row, Served
+from .registry import HANDLERS, AnswersErrors, Handler, PortHandler, Row, Served, has_error_response
 
 
 def handler(api_key: int) -> Row:
@@ -45,7 +47,7 @@ def handler(api_key: int) -> Row:
 
 def can_inject_error(api_key: int) -> bool:
     """Whether an error can be injected into ``api_key``'s answer (every API in the table)."""
-    if handler(api_key).error_response is not None:
+    if has_error_response(handler(api_key)):
         return True
     api = BY_KEY[api_key]
     return all("error_code" in {f.name for f in dataclasses.fields(codec.response_class(api_key, v))}
@@ -62,10 +64,13 @@ def lift(api_key: int, decoded: object) -> object:
     return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
 
 
-def _error_response(ctx: RequestContext, caller: Caller, request: object, code: ErrorCode) -> object:
+def _error_response(ctx: RequestContext, caller: Caller, served: Served | None, request: object,
+                    code: ErrorCode) -> object:
     row = handler(caller.api_key)
     if isinstance(row, PortHandler) and row.error_response is not None:
         return row.error_response(caller, request, code)  # per-partition or per-topic errors
+    if isinstance(served, AnswersErrors):
+        return served.error_response(caller, request, code)  # an answer that needs the handler's ports
     if isinstance(row, Handler) and row.error_response is not None:
         return row.error_response(ctx, request, code)
     return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
@@ -127,7 +132,7 @@ class RequestDispatcher:
         if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
             response = codec.error_answer(codec.response_class(api_key, version), refused)
         elif injected is not None:
-            response = _error_response(ctx, caller, request, injected)
+            response = _error_response(ctx, caller, self.served.get(api_key), request, injected)
         else:
             response = await self.answer(ctx, caller, request)
         if self.faults.latency_ms:
