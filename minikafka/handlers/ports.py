@@ -8,8 +8,10 @@ locator) onto two things:
   for that version (``respond``, ``make``, ``has``). It holds no broker.
 - small ``typing.Protocol`` ports, one per family of APIs: what those handlers may ask of
   the broker, and nothing else. ``Broker`` implements them structurally (it never imports
-  this module: the handlers floor sits above it); ``tests/handlers/test_ports.py`` holds the
-  assignment that makes mypy check it, and the handler tests use tiny fakes instead.
+  this module: the handlers floor sits above it); mypy checks it where dispatch builds each
+  ``registry.PortHandler`` with the broker (``make`` takes a ``Ports``, the union of every
+  port), the handler tests check the method names against ``Broker`` and use tiny fakes
+  instead (``tests/fake_cluster.py`` for the topic and cluster-view ports).
 
 The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` is already
 the course's public surface of the broker. It imports only the wire codec, errors and the
