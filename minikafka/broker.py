@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .clock import now_ms
-from .config import BrokerConfig, TopicConfig
+from .config import SOURCE_CODES, BrokerConfig, TopicConfig, describe_topic
 from .controller import Controller
 from .errors import ErrorCode, KafkaError
 from .groups.coordinator import GroupCoordinator
@@ -27,7 +27,7 @@ from .groups.offsets import CommittedOffset
 from .groups.offsets_topic import OffsetsTopic
 from .log import PartitionLog
 from .log.dirs import LogDirs
-from .metadata import PartitionInfo, TopicInfo
+from .metadata import INTERNAL_TOPICS, PartitionInfo, TopicInfo, check_topic_name
 from .replica.fetcher import ReplicaFetcher
 from .replica.isr import isr_changes
 from .replica.log_dir_move import LogDirMove
@@ -386,6 +386,107 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
             topic.partitions.extend(extra)
             self.metadata.topic_changed(topic)
             self.peers.open_replicas(topic)
+
+    # -- the topic and cluster-view APIs' ports (handlers.ports: ClusterViewPort, TopicsPort, ...) -----
+    def topics(self) -> dict[str, TopicInfo]:
+        return self.metadata.topics
+
+    def topic_by_id(self, topic_id: str) -> TopicInfo | None:
+        return self.metadata.topic_by_id(topic_id)
+
+    def live_brokers(self) -> dict[int, tuple[str, int]]:
+        return self.metadata.brokers
+
+    def broker_endpoints(self, listener: str | None) -> dict[int, tuple[str, int]]:
+        """The live brokers' addresses on ``listener`` (the default ones for None or a name it does not know)."""
+        meta = self.metadata
+        if listener is None or listener not in meta.listener_endpoints:
+            return meta.brokers
+        on_listener = meta.listener_endpoints[listener]
+        return {i: on_listener[i] for i in meta.brokers if i in on_listener}
+
+    def rack_of(self, node_id: int) -> str | None:
+        return self.metadata.racks.get(node_id)
+
+    def cluster_id(self) -> str:
+        return self.metadata.cluster_id
+
+    def controller_id(self) -> int:
+        return self.metadata.controller_id
+
+    def validate_topic_name(self, name: str) -> None:
+        check_topic_name(name)
+
+    def topic_settings(self, name: str) -> list[tuple[str, str | None, int]]:
+        return [(e.name, e.value, SOURCE_CODES[e.source]) for e in describe_topic(self.metadata.topic_config(name))]
+
+    def topic_deletion_enabled(self) -> bool:
+        return bool(self.config["delete.topic.enable"])
+
+    def is_internal_topic(self, name: str) -> bool:
+        return name in INTERNAL_TOPICS
+
+    def delete_records(self, topic: str, index: int, offset: int) -> int:
+        """DeleteRecords for one partition this broker leads: the new low watermark."""
+        part = self.leader_replica(topic, index)
+        offset = part.high_watermark if offset == -1 else offset
+        if offset < 0 or offset > part.high_watermark:
+            raise KafkaError(ErrorCode.offset_out_of_range,
+                             f"Offset {offset} is past the high watermark {part.high_watermark}.")
+        return part.log.delete_records_before(offset)
+
+    def _partition_info(self, topic: str, index: int) -> PartitionInfo:
+        info = self.metadata.topics.get(topic)
+        if info is None or not 0 <= index < len(info.partitions):
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
+        return info.partitions[index]
+
+    def elect_leader(self, topic: str, index: int, unclean: bool) -> None:
+        self.controller.requested_election(topic, self._partition_info(topic, index), unclean)
+
+    def reassign_partition(self, topic: str, index: int, target: list[int] | None,
+                           allow_replication_factor_change: bool) -> None:
+        self.controller.reassign(topic, self._partition_info(topic, index), target, allow_replication_factor_change)
+
+    def log_dir_states(self) -> list[tuple[str, int, int, bool]] | None:
+        dirs = self.log_dirs
+        if dirs is None:
+            return None
+        return [(str(root), *dirs.space(root), root in dirs.offline) for root in dirs.roots]
+
+    def replica_placements(self) -> list[tuple[str | None, str, int, int, int, bool]]:
+        rows: list[tuple[str | None, str, int, int, int, bool]] = []
+        for (topic, index), part in sorted(self.partitions.items()):
+            root = str(part.log.directory.parent) if part.log.directory is not None else None
+            rows.append((root, topic, index, part.log.size_bytes(), max(part.high_watermark - part.log_end_offset, 0),
+                         False))
+            move = self.log_dir_moves.get((topic, index))
+            if move is not None:
+                rows.append((str(move.destination), topic, index, move.size_bytes(), move.lag, True))
+        return rows
+
+    def controller_epoch(self) -> int:
+        return self.metadata.controller_epoch
+
+    def metadata_end_offset(self) -> int:
+        return self.metadata.end_offset
+
+    def quorum_voters(self) -> list[int]:
+        return sorted(self.controller.registered)
+
+    def departed_voter(self, node_id: int) -> tuple[int, int] | None:
+        return self.controller.departed.get(node_id)
+
+    def clock_ms(self) -> int:
+        return now_ms()
+
+    def int_setting(self, name: str) -> int:
+        return int(self.config[name])
+
+    def known_group_ids(self) -> set[str]:
+        groups = {g.group_id for g in self.groups.list_groups()}
+        groups |= {g.group_id for g in self.share_groups.list_groups()}
+        return groups | set(self.metadata.group_configs)
 
     def _classic_group_type(self, group_id: str) -> str | None:
         """Whether the group coordinator knows ``group_id`` (a share group may not take it)."""

@@ -5,7 +5,9 @@ Produce v13 drop the topic *name* for its id, so an older request lifted that fa
 lose its names. These handlers lift a request only within its own family: versions that
 name topics to the newest one that still does, versions with ids to the newest one; and
 the handler turns ids back into names (``name_of``: None for an unknown id, which Kafka
-answers with UNKNOWN_TOPIC_ID).
+answers with UNKNOWN_TOPIC_ID). Both lookups read a ``ports.TopicLookupPort``: the broker's
+topics as a converted handler's port gives them (an old-style handler passes its
+``RequestContext``, which offers the same two methods).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import codec
-from .context import RequestContext
+from .ports import TopicLookupPort
 
 ZERO = uuid.UUID(int=0)
 
@@ -34,11 +36,11 @@ def absent(topic_id: uuid.UUID | None) -> bool:
     return topic_id is None or topic_id == ZERO
 
 
-def name_of(ctx: RequestContext, topic_id: uuid.UUID | None) -> str | None:
-    found = ctx.broker.metadata.topic_by_id(str(topic_id))
+def name_of(topics: TopicLookupPort, topic_id: uuid.UUID | None) -> str | None:
+    found = topics.topic_by_id(str(topic_id))
     return found.name if found is not None else None
 
 
-def id_of(ctx: RequestContext, name: str | None) -> uuid.UUID:
-    topic = ctx.broker.metadata.topics.get(name) if name is not None else None
+def id_of(topics: TopicLookupPort, name: str | None) -> uuid.UUID:
+    topic = topics.topics().get(name) if name is not None else None
     return uuid.UUID(topic.topic_id) if topic is not None else ZERO

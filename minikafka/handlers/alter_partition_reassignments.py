@@ -19,27 +19,29 @@ from kio.schema.alter_partition_reassignments.v1.request import (
 )
 
 from ..errors import ErrorCode, KafkaError
-from .context import RequestContext, Response
+from .ports import Caller, ReassignmentPort, Response
 
 
-def _reassign(ctx: RequestContext, topic: str, p: ReassignablePartition, allow_rf_change: bool) -> Any:
-    info = ctx.broker.metadata.topics.get(topic)
-    try:
-        if info is None or not 0 <= p.partition_index < len(info.partitions):
-            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{p.partition_index} does not exist.")
-        target: list[int] | None = None if p.replicas is None else list(p.replicas)
-        ctx.broker.controller.reassign(topic, info.partitions[p.partition_index], target, allow_rf_change)
-        code, message = ErrorCode.none, None
-    except KafkaError as e:
-        code, message = e.code, e.message
-    return ctx.make("ReassignablePartitionResponse", partition_index=p.partition_index, error_code=code,
-                    error_message=message)
+class AlterPartitionReassignments:
+    """The AlterPartitionReassignments API over the broker's ``ReassignmentPort``."""
 
+    def __init__(self, controller: ReassignmentPort) -> None:
+        self.controller = controller
 
-async def handle(ctx: RequestContext, request: AlterPartitionReassignmentsRequest) -> Response:
-    allow = request.allow_replication_factor_change
-    responses = tuple(ctx.make("ReassignableTopicResponse", name=t.name,
-                               partitions=tuple(_reassign(ctx, t.name, p, allow) for p in t.partitions))
-                      for t in request.topics)
-    return ctx.respond(error_code=ErrorCode.none, error_message=None, allow_replication_factor_change=allow,
-                       responses=responses)
+    async def handle(self, caller: Caller, request: AlterPartitionReassignmentsRequest) -> Response:
+        allow = request.allow_replication_factor_change
+        responses = tuple(caller.make("ReassignableTopicResponse", name=t.name,
+                                      partitions=tuple(self._reassign(caller, t.name, p, allow) for p in t.partitions))
+                          for t in request.topics)
+        return caller.respond(error_code=ErrorCode.none, error_message=None, allow_replication_factor_change=allow,
+                              responses=responses)
+
+    def _reassign(self, caller: Caller, topic: str, p: ReassignablePartition, allow_rf_change: bool) -> Any:
+        try:
+            target: list[int] | None = None if p.replicas is None else list(p.replicas)
+            self.controller.reassign_partition(topic, p.partition_index, target, allow_rf_change)
+            code, message = ErrorCode.none, None
+        except KafkaError as e:
+            code, message = e.code, e.message
+        return caller.make("ReassignablePartitionResponse", partition_index=p.partition_index, error_code=code,
+                           error_message=message)

@@ -13,23 +13,29 @@ from __future__ import annotations
 from kio.schema.alter_replica_log_dirs.v2.request import AlterReplicaLogDirsRequest
 
 from ..errors import ErrorCode, KafkaError
-from .context import RequestContext, Response
+from .ports import Caller, LogDirsPort, Response
 
 
-def _move(ctx: RequestContext, path: str, topic: str, index: int) -> ErrorCode:
-    try:
-        ctx.broker.alter_replica_log_dir(topic, index, path)
-        return ErrorCode.none
-    except KafkaError as e:
-        return e.code
+class AlterReplicaLogDirs:
+    """The AlterReplicaLogDirs API over the broker's ``LogDirsPort``."""
 
+    def __init__(self, log_dirs: LogDirsPort) -> None:
+        self.log_dirs = log_dirs
 
-async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> Response:
-    results: dict[str, list[tuple[int, ErrorCode]]] = {}
-    for d in request.dirs:
-        for t in d.topics:
-            results.setdefault(t.name, []).extend((i, _move(ctx, d.path, t.name, i)) for i in t.partitions)
-    return ctx.respond(results=tuple(
-        ctx.make("AlterReplicaLogDirTopicResult", topic_name=name, partitions=tuple(
-            ctx.make("AlterReplicaLogDirPartitionResult", partition_index=i, error_code=code) for i, code in parts))
-        for name, parts in results.items()))
+    async def handle(self, caller: Caller, request: AlterReplicaLogDirsRequest) -> Response:
+        results: dict[str, list[tuple[int, ErrorCode]]] = {}
+        for d in request.dirs:
+            for t in d.topics:
+                results.setdefault(t.name, []).extend((i, self._move(d.path, t.name, i)) for i in t.partitions)
+        return caller.respond(results=tuple(
+            caller.make("AlterReplicaLogDirTopicResult", topic_name=name, partitions=tuple(
+                caller.make("AlterReplicaLogDirPartitionResult", partition_index=i, error_code=code)
+                for i, code in parts))
+            for name, parts in results.items()))
+
+    def _move(self, path: str, topic: str, index: int) -> ErrorCode:
+        try:
+            self.log_dirs.alter_replica_log_dir(topic, index, path)
+            return ErrorCode.none
+        except KafkaError as e:
+            return e.code

@@ -21,7 +21,6 @@ for 4.2-4.4 were not at hand to be checked, and a guessed level would mislead
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 from kio.schema.api_versions.v4.request import ApiVersionsRequest
@@ -29,7 +28,7 @@ from kio.schema.api_versions.v4.request import ApiVersionsRequest
 from ..errors import ErrorCode
 from ..protocol import codec
 from ..protocol.apis import API_TABLE
-from .context import RequestContext, Response
+from .ports import Caller, Response, SettingsPort
 
 # feature -> (lowest supported level, highest supported level, finalized level); a setting
 # of the same name, where the broker has one, chooses the finalized level.
@@ -50,13 +49,20 @@ def _ranges(entry: type) -> tuple:
                  for api in API_TABLE)
 
 
-def finalized(config: Any) -> dict[str, int]:
+def finalized(settings: SettingsPort) -> dict[str, int]:
     """Each feature's finalized level on this broker."""
-    return {name: config[name] if name in SET_BY_CONFIG else level for name, (_, _, level) in FEATURES.items()}
+    return {name: settings.int_setting(name) if name in SET_BY_CONFIG else level
+            for name, (_, _, level) in FEATURES.items()}
 
 
-async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Response:
-    return _answer(ctx.api_version, tuple(finalized(ctx.broker.config).items()))
+class ApiVersions:
+    """The ApiVersions API over the broker's ``SettingsPort`` (the settings that lower feature levels)."""
+
+    def __init__(self, settings: SettingsPort) -> None:
+        self.settings = settings
+
+    async def handle(self, caller: Caller, request: ApiVersionsRequest) -> Response:
+        return _answer(caller.api_version, tuple(finalized(self.settings).items()))
 
 
 @cache

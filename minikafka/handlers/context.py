@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ..broker import Broker
+from ..metadata import TopicInfo
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
 from ..security.authorizer import Authorizer
@@ -84,9 +85,11 @@ class RequestContext:
     @property
     def broker_endpoints(self) -> dict[int, tuple[str, int]]:
         """The live brokers' addresses on the listener this request came in on."""
-        meta = self.broker.metadata
-        listener = self.session.listener if self.session is not None else None
-        if listener is None or listener not in meta.listener_endpoints:
-            return meta.brokers
-        on_listener = meta.listener_endpoints[listener]
-        return {i: on_listener[i] for i in meta.brokers if i in on_listener}
+        return self.broker.broker_endpoints(self.caller.listener)
+
+    # the ``ports.TopicLookupPort`` that ``_topic_ids`` reads, for the handlers not yet converted
+    def topics(self) -> dict[str, TopicInfo]:
+        return self.broker.topics()
+
+    def topic_by_id(self, topic_id: str) -> TopicInfo | None:
+        return self.broker.topic_by_id(topic_id)

@@ -11,11 +11,11 @@ from typing import Any
 from kio.schema.delete_topics.v6.request import DeleteTopicsRequest, DeleteTopicState
 
 from ..errors import ErrorCode, KafkaError
-from ..metadata import INTERNAL_TOPICS
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
+from . import _topics
 from ._topic_ids import ZERO, absent, id_of, name_of
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 API_KEY, IDS_SINCE = 20, 6
 
@@ -30,35 +30,35 @@ def upgrade(decoded: Any, latest: type) -> Any:
         codec.entity(module, "DeleteTopicState", name=name, topic_id=ZERO) for name in old.topic_names))
 
 
-def _name(ctx: RequestContext, state: DeleteTopicState) -> str:
-    if state.name is not None and not absent(state.topic_id):
-        raise KafkaError(ErrorCode.invalid_request, "Name a topic by its name or by its id, not both.")
-    if state.name is not None:
-        return state.name
-    name = name_of(ctx, state.topic_id) if not absent(state.topic_id) else None
-    if name is None:
-        raise KafkaError(ErrorCode.unknown_topic_id, f"No topic has the id {state.topic_id}.")
-    return name
+class DeleteTopics(_topics.TopicsHandler):
+    async def handle(self, caller: Caller, request: DeleteTopicsRequest) -> Response:
+        return caller.respond(responses=tuple(self._delete(caller, t) for t in request.topics))
 
+    def _name(self, state: DeleteTopicState) -> str:
+        if state.name is not None and not absent(state.topic_id):
+            raise KafkaError(ErrorCode.invalid_request, "Name a topic by its name or by its id, not both.")
+        if state.name is not None:
+            return state.name
+        name = name_of(self.topics, state.topic_id) if not absent(state.topic_id) else None
+        if name is None:
+            raise KafkaError(ErrorCode.unknown_topic_id, f"No topic has the id {state.topic_id}.")
+        return name
 
-def _delete(ctx: RequestContext, state: DeleteTopicState) -> Any:
-    broker, topic_id = ctx.broker, state.topic_id
-    name: str | None = state.name
-    try:
-        name = _name(ctx, state)
-        topic_id = id_of(ctx, name)
-        if not ctx.allowed(Operation.DELETE, ResourceType.TOPIC, name):
-            raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to delete topic {name!r}.")
-        if not broker.config["delete.topic.enable"]:
-            raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
-        if name in INTERNAL_TOPICS:
-            raise KafkaError(ErrorCode.invalid_request, f"{name} is an internal topic and cannot be deleted.")
-        broker.delete_topic(name)
-        code, message = ErrorCode.none, None
-    except KafkaError as e:
-        code, message = e.code, e.message
-    return ctx.make("DeletableTopicResult", name=name, topic_id=topic_id, error_code=code, error_message=message)
-
-
-async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> Response:
-    return ctx.respond(responses=tuple(_delete(ctx, t) for t in request.topics))
+    def _delete(self, caller: Caller, state: DeleteTopicState) -> Any:
+        topics, topic_id = self.topics, state.topic_id
+        name: str | None = state.name
+        try:
+            name = self._name(state)
+            topic_id = id_of(topics, name)
+            if not caller.allowed(Operation.DELETE, ResourceType.TOPIC, name):
+                raise KafkaError(ErrorCode.topic_authorization_failed, f"Not authorized to delete topic {name!r}.")
+            if not topics.topic_deletion_enabled():
+                raise KafkaError(ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on this broker.")
+            if topics.is_internal_topic(name):
+                raise KafkaError(ErrorCode.invalid_request, f"{name} is an internal topic and cannot be deleted.")
+            topics.delete_topic(name)
+            code, message = ErrorCode.none, None
+        except KafkaError as e:
+            code, message = e.code, e.message
+        return caller.make("DeletableTopicResult", name=name, topic_id=topic_id, error_code=code,
+                           error_message=message)

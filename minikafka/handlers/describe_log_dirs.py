@@ -13,58 +13,49 @@ total and usable bytes unknown (-1, Kafka's UNKNOWN_VOLUME_BYTES).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from kio.schema.describe_log_dirs.v4.request import DescribeLogDirsRequest
 
 from ..errors import ErrorCode
-from .context import RequestContext, Response
+from .ports import Caller, LogDirsPort, Placement, Response
 
 IN_MEMORY_LOG_DIR = "/in-memory/broker-{node_id}"  # the one directory a broker kept in memory reports
 
-Row = tuple[Path, str, int, int, int, bool]  # log dir, topic, partition, size, lag, is_future
+
+def _wanted(rows: list[Placement], wanted: dict[str, set[int]] | None) -> list[Placement]:
+    return [r for r in rows if wanted is None or r[2] in wanted.get(r[1], ())]
 
 
-def _replicas(ctx: RequestContext, wanted: dict[str, set[int]] | None, virtual: Path | None) -> Iterator[Row]:
-    """(log dir, topic, partition, size, lag, is_future) for each replica asked for; a log
-    kept in memory is placed in the ``virtual`` directory."""
-    broker = ctx.broker
-    for (topic, index), part in sorted(broker.partitions.items()):
-        if wanted is not None and index not in wanted.get(topic, ()):
-            continue
-        root = part.log.directory.parent if part.log.directory is not None else virtual
-        if root is None:
-            continue
-        lag = max(part.high_watermark - part.log_end_offset, 0)
-        yield root, topic, index, part.log.size_bytes(), lag, False
-        move = broker.log_dir_moves.get((topic, index))
-        if move is not None:
-            yield move.destination, topic, index, move.size_bytes(), move.lag, True
-
-
-def _result(ctx: RequestContext, root: Path, space: tuple[int, int], offline: bool, rows: list[Row]) -> Any:
+def _result(caller: Caller, root: str, space: tuple[int, int], offline: bool, rows: list[Placement]) -> Any:
     total, usable = (-1, -1) if offline else space
-    by_topic: dict[str, list] = {}
+    by_topic: dict[str, list[Any]] = {}
     for _, topic, index, size, lag, future in rows:
-        by_topic.setdefault(topic, []).append(ctx.make("DescribeLogDirsPartition", partition_index=index,
-                                                       partition_size=size, offset_lag=lag, is_future_key=future))
-    return ctx.make("DescribeLogDirsResult", error_code=ErrorCode.kafka_storage_error if offline else ErrorCode.none,
-                    log_dir=str(root), total_bytes=total, usable_bytes=usable,
-                    topics=tuple(ctx.make("DescribeLogDirsTopic", name=t, partitions=tuple(ps))
-                                 for t, ps in by_topic.items()))
+        by_topic.setdefault(topic, []).append(caller.make("DescribeLogDirsPartition", partition_index=index,
+                                                          partition_size=size, offset_lag=lag, is_future_key=future))
+    return caller.make("DescribeLogDirsResult",
+                       error_code=ErrorCode.kafka_storage_error if offline else ErrorCode.none,
+                       log_dir=root, total_bytes=total, usable_bytes=usable,
+                       topics=tuple(caller.make("DescribeLogDirsTopic", name=t, partitions=tuple(ps))
+                                    for t, ps in by_topic.items()))
 
 
-async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Response:
-    dirs = ctx.broker.log_dirs
-    wanted: dict[str, set[int]] | None = (
-        None if request.topics is None else {t.topic: set(t.partitions) for t in request.topics})
-    if dirs is None:
-        virtual = Path(IN_MEMORY_LOG_DIR.format(node_id=ctx.broker.node_id))
-        rows = list(_replicas(ctx, wanted, virtual))
-        return ctx.respond(error_code=ErrorCode.none, results=(_result(ctx, virtual, (-1, -1), False, rows),))
-    rows = list(_replicas(ctx, wanted, None))
-    return ctx.respond(error_code=ErrorCode.none, results=tuple(
-        _result(ctx, root, dirs.space(root), root in dirs.offline, [r for r in rows if r[0] == root])
-        for root in dirs.roots))
+class DescribeLogDirs:
+    """The DescribeLogDirs API over the broker's ``LogDirsPort``."""
+
+    def __init__(self, log_dirs: LogDirsPort) -> None:
+        self.log_dirs = log_dirs
+
+    async def handle(self, caller: Caller, request: DescribeLogDirsRequest) -> Response:
+        dirs = self.log_dirs.log_dir_states()
+        wanted: dict[str, set[int]] | None = (
+            None if request.topics is None else {t.topic: set(t.partitions) for t in request.topics})
+        rows = _wanted(self.log_dirs.replica_placements(), wanted)
+        if dirs is None:  # every log in memory: one virtual directory holds them
+            virtual = IN_MEMORY_LOG_DIR.format(node_id=self.log_dirs.node_id)
+            rows = [(virtual, topic, index, size, lag, future) for root, topic, index, size, lag, future in rows
+                    if root is None]
+            return caller.respond(error_code=ErrorCode.none, results=(_result(caller, virtual, (-1, -1), False, rows),))
+        return caller.respond(error_code=ErrorCode.none, results=tuple(
+            _result(caller, root, (total, usable), offline, [r for r in rows if r[0] == root])
+            for root, total, usable, offline in dirs))

@@ -17,9 +17,8 @@ from typing import Any
 
 from kio.schema.describe_quorum.v2.request import DescribeQuorumRequest
 
-from ..clock import now_ms
 from ..errors import ErrorCode
-from .context import RequestContext, Response
+from .ports import Caller, QuorumPort, Response
 
 METADATA_TOPIC, METADATA_PARTITION = "__cluster_metadata", 0
 
@@ -35,32 +34,37 @@ def directory_id(cluster_id: str, node_id: int) -> uuid.UUID:
     return uuid.uuid5(uuid.NAMESPACE_OID, f"{cluster_id}/{node_id}")
 
 
-def _voter(ctx: RequestContext, node_id: int, now: int) -> Any:
-    meta, controller = ctx.broker.metadata, ctx.broker.controller
-    offset, seen = controller.departed.get(node_id, (meta.end_offset, now))
-    return ctx.make("ReplicaState", replica_id=node_id, replica_directory_id=directory_id(meta.cluster_id, node_id),
-                    log_end_offset=offset, last_fetch_timestamp=seen, last_caught_up_timestamp=seen)
+class DescribeQuorum:
+    """The DescribeQuorum API over the broker's ``QuorumPort``."""
 
+    def __init__(self, quorum: QuorumPort) -> None:
+        self.quorum = quorum
 
-def _partition(ctx: RequestContext, code: ErrorCode, index: int) -> Any:
-    meta, now = ctx.broker.metadata, now_ms()
-    voters = sorted(ctx.broker.controller.registered) if code == ErrorCode.none else []
-    return ctx.make("PartitionData", partition_index=index, error_code=code, error_message=None,
-                    leader_id=meta.controller_id if voters else -1, leader_epoch=meta.controller_epoch,
-                    high_watermark=meta.end_offset if voters else -1,
-                    current_voters=tuple(_voter(ctx, v, now) for v in voters), observers=())
+    async def handle(self, caller: Caller, request: DescribeQuorumRequest) -> Response:
+        code = ErrorCode.none if _valid(request) else ErrorCode.unknown_topic_or_partition
+        topics = tuple(caller.make("TopicData", topic_name=t.topic_name,
+                                   partitions=tuple(self._partition(caller, code, p.partition_index)
+                                                    for p in t.partitions))
+                       for t in request.topics)
+        nodes = self._nodes(caller) if caller.has("Node") else ()
+        return caller.respond(error_code=ErrorCode.none, error_message=None, topics=topics, nodes=nodes)
 
+    def _voter(self, caller: Caller, node_id: int, now: int) -> Any:
+        quorum = self.quorum
+        offset, seen = quorum.departed_voter(node_id) or (quorum.metadata_end_offset(), now)
+        return caller.make("ReplicaState", replica_id=node_id,
+                           replica_directory_id=directory_id(quorum.cluster_id(), node_id),
+                           log_end_offset=offset, last_fetch_timestamp=seen, last_caught_up_timestamp=seen)
 
-def _nodes(ctx: RequestContext) -> tuple[Any, ...]:
-    brokers = ctx.broker.metadata.brokers
-    return tuple(ctx.make("Node", node_id=i, listeners=(ctx.make("Listener", name="PLAINTEXT", host=h, port=p),))
-                 for i, (h, p) in sorted(brokers.items()))
+    def _partition(self, caller: Caller, code: ErrorCode, index: int) -> Any:
+        quorum, now = self.quorum, self.quorum.clock_ms()
+        voters = quorum.quorum_voters() if code == ErrorCode.none else []
+        return caller.make("PartitionData", partition_index=index, error_code=code, error_message=None,
+                           leader_id=quorum.controller_id() if voters else -1, leader_epoch=quorum.controller_epoch(),
+                           high_watermark=quorum.metadata_end_offset() if voters else -1,
+                           current_voters=tuple(self._voter(caller, v, now) for v in voters), observers=())
 
-
-async def handle(ctx: RequestContext, request: DescribeQuorumRequest) -> Response:
-    code = ErrorCode.none if _valid(request) else ErrorCode.unknown_topic_or_partition
-    topics = tuple(ctx.make("TopicData", topic_name=t.topic_name,
-                            partitions=tuple(_partition(ctx, code, p.partition_index) for p in t.partitions))
-                   for t in request.topics)
-    nodes = _nodes(ctx) if ctx.has("Node") else ()
-    return ctx.respond(error_code=ErrorCode.none, error_message=None, topics=topics, nodes=nodes)
+    def _nodes(self, caller: Caller) -> tuple[Any, ...]:
+        return tuple(caller.make("Node", node_id=i, listeners=(caller.make("Listener", name="PLAINTEXT", host=h,
+                                                                           port=p),))
+                     for i, (h, p) in sorted(self.quorum.live_brokers().items()))

@@ -20,71 +20,75 @@ from typing import Any
 from kio.schema.describe_topic_partitions.v0.request import DescribeTopicPartitionsRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..metadata import PartitionInfo, check_topic_name
 from ..security.acl import Operation, ResourceType
-from .context import RequestContext, Response
+from .ports import Caller, ClusterViewPort, PartitionView, Response
 
 MAX_PARTITIONS = 2000  # max.request.partition.size.limit
 
 
-def _partition(ctx: RequestContext, p: PartitionInfo, live: Container[int]) -> Any:
+def _partition(caller: Caller, p: PartitionView, live: Container[int]) -> Any:
     leader = p.leader if p.leader in live else -1
-    return ctx.make("DescribeTopicPartitionsResponsePartition",
-                    error_code=ErrorCode.none if leader >= 0 else ErrorCode.leader_not_available,
-                    partition_index=p.index, leader_id=leader, leader_epoch=p.leader_epoch,
-                    replica_nodes=tuple(p.replicas), isr_nodes=tuple(b for b in p.isr if b in live),
-                    eligible_leader_replicas=tuple(p.elr), last_known_elr=tuple(p.last_known_elr),
-                    offline_replicas=tuple(b for b in p.replicas if b not in live))
+    return caller.make("DescribeTopicPartitionsResponsePartition",
+                       error_code=ErrorCode.none if leader >= 0 else ErrorCode.leader_not_available,
+                       partition_index=p.index, leader_id=leader, leader_epoch=p.leader_epoch,
+                       replica_nodes=tuple(p.replicas), isr_nodes=tuple(b for b in p.isr if b in live),
+                       eligible_leader_replicas=tuple(p.elr), last_known_elr=tuple(p.last_known_elr),
+                       offline_replicas=tuple(b for b in p.replicas if b not in live))
 
 
-def _topic(ctx: RequestContext, name: str, code: ErrorCode, partitions: Iterable[Any] = (),
+def _topic(caller: Caller, name: str, code: ErrorCode, partitions: Iterable[Any] = (),
            topic_id: uuid.UUID | None = None) -> Any:
-    return ctx.make("DescribeTopicPartitionsResponseTopic", error_code=code, name=name,
-                    topic_id=topic_id or uuid.UUID(int=0), is_internal=name.startswith("__"),
-                    partitions=tuple(partitions))
+    return caller.make("DescribeTopicPartitionsResponseTopic", error_code=code, name=name,
+                       topic_id=topic_id or uuid.UUID(int=0), is_internal=name.startswith("__"),
+                       partitions=tuple(partitions))
 
 
-def _missing(ctx: RequestContext, name: str) -> Any:
-    try:
-        check_topic_name(name)
-        return _topic(ctx, name, ErrorCode.unknown_topic_or_partition)
-    except KafkaError:
-        return _topic(ctx, name, ErrorCode.invalid_topic_exception)
+class DescribeTopicPartitions:
+    """The DescribeTopicPartitions API over the broker's ``ClusterViewPort``."""
 
+    def __init__(self, cluster: ClusterViewPort) -> None:
+        self.cluster = cluster
 
-def _names(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -> list[str]:
-    names: list[str] = [t.name for t in request.topics] or list(ctx.broker.metadata.topics)
-    start = request.cursor.topic_name if request.cursor is not None else ""
-    return sorted(n for n in set(names) if n >= start)
+    async def handle(self, caller: Caller, request: DescribeTopicPartitionsRequest) -> Response:
+        every, cursor = not request.topics, request.cursor
+        if cursor is not None and not every and cursor.topic_name not in {t.name for t in request.topics}:
+            # Kafka: the cursor's topic must be one of those asked for, or the request is invalid.
+            invalid = ErrorCode.invalid_request
+            return caller.respond(topics=tuple(_topic(caller, t.name, invalid) for t in request.topics),
+                                  next_cursor=None)
+        remaining, topics, next_cursor = min(request.response_partition_limit, MAX_PARTITIONS), [], None
+        known, live = self.cluster.topics(), self.cluster.live_brokers()
+        names = self._names(request)
+        denied = [n for n in names if not caller.allowed(Operation.DESCRIBE, ResourceType.TOPIC, n)]
+        for name in (n for n in names if n not in denied):
+            if remaining <= 0:
+                next_cursor = caller.make("Cursor", topic_name=name, partition_index=0)
+                break
+            info = known.get(name)
+            if info is None:
+                if not every:
+                    topics.append(self._missing(caller, name))
+                continue
+            first = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
+            page = info.partitions[first:first + remaining]
+            topics.append(_topic(caller, name, ErrorCode.none, (_partition(caller, p, live) for p in page),
+                                 uuid.UUID(info.topic_id)))
+            remaining -= len(page)
+            if first + len(page) < len(info.partitions):
+                next_cursor = caller.make("Cursor", topic_name=name, partition_index=first + len(page))
+                break
+        if not every:
+            topics += [_topic(caller, n, ErrorCode.topic_authorization_failed) for n in denied]
+        return caller.respond(topics=tuple(topics), next_cursor=next_cursor)
 
+    def _missing(self, caller: Caller, name: str) -> Any:
+        try:
+            self.cluster.validate_topic_name(name)
+            return _topic(caller, name, ErrorCode.unknown_topic_or_partition)
+        except KafkaError:
+            return _topic(caller, name, ErrorCode.invalid_topic_exception)
 
-async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -> Response:
-    meta, every = ctx.broker.metadata, not request.topics
-    cursor = request.cursor
-    if cursor is not None and not every and cursor.topic_name not in {t.name for t in request.topics}:
-        # Kafka: the cursor's topic must be one of those asked for, or the request is invalid.
-        invalid = ErrorCode.invalid_request
-        return ctx.respond(topics=tuple(_topic(ctx, t.name, invalid) for t in request.topics), next_cursor=None)
-    remaining, topics, next_cursor = min(request.response_partition_limit, MAX_PARTITIONS), [], None
-    names = _names(ctx, request)
-    denied = [n for n in names if not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, n)]
-    for name in (n for n in names if n not in denied):
-        if remaining <= 0:
-            next_cursor = ctx.make("Cursor", topic_name=name, partition_index=0)
-            break
-        info = meta.topics.get(name)
-        if info is None:
-            if not every:
-                topics.append(_missing(ctx, name))
-            continue
-        first = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
-        page = info.partitions[first:first + remaining]
-        topics.append(_topic(ctx, name, ErrorCode.none, (_partition(ctx, p, meta.brokers) for p in page),
-                             uuid.UUID(info.topic_id)))
-        remaining -= len(page)
-        if first + len(page) < len(info.partitions):
-            next_cursor = ctx.make("Cursor", topic_name=name, partition_index=first + len(page))
-            break
-    if not every:
-        topics += [_topic(ctx, n, ErrorCode.topic_authorization_failed) for n in denied]
-    return ctx.respond(topics=tuple(topics), next_cursor=next_cursor)
+    def _names(self, request: DescribeTopicPartitionsRequest) -> list[str]:
+        names: list[str] = [t.name for t in request.topics] or list(self.cluster.topics())
+        start = request.cursor.topic_name if request.cursor is not None else ""
+        return sorted(n for n in set(names) if n >= start)

@@ -11,7 +11,9 @@ the API's handler, declared with its optional hooks in ``registry.HANDLERS``. It
 the request's ``ports.Caller`` once; a converted API's handler (a ``PortHandler`` row,
 built once per dispatcher from the broker's ports) gets ``handle(caller, request)``, every
 other one still ``handle(ctx, request)`` with a ``RequestContext`` (issue 27's transition;
-see ``registry``).
+see ``registry``). An injected or refused request is answered by the API's error hook: its
+row's, or its handler object's ``error_response`` method where that answer needs the
+handler's ports (Metadata's).
 
 On a SASL listener the gate's verdict is taken from the frame's header before anything is
 decoded (``security.sasl``): a request that must close the connection closes it at once,
@@ -35,7 +37,7 @@ from .api_versions import unsupported_version_answer
 from .context import RequestContext
 from .middleware import Call
 from .ports import Caller
-from .registry import HANDLERS, Handler, PortHandler, Row, Served
+from .registry import HANDLERS, AnswersErrors, Handler, PortHandler, Row, Served, has_error_response
 
 
 def handler(api_key: int) -> Row:
@@ -45,7 +47,7 @@ def handler(api_key: int) -> Row:
 
 def can_inject_error(api_key: int) -> bool:
     """Whether an error can be injected into ``api_key``'s answer (every API in the table)."""
-    if handler(api_key).error_response is not None:
+    if has_error_response(handler(api_key)):
         return True
     api = BY_KEY[api_key]
     return all("error_code" in {f.name for f in dataclasses.fields(codec.response_class(api_key, v))}
@@ -62,17 +64,16 @@ def lift(api_key: int, decoded: object) -> object:
     return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
 
 
-def _error_response(ctx: RequestContext, caller: Caller, request: object, code: ErrorCode) -> object:
+def _error_response(ctx: RequestContext, caller: Caller, served: Served | None, request: object,
+                    code: ErrorCode) -> object:
     row = handler(caller.api_key)
     if isinstance(row, PortHandler) and row.error_response is not None:
         return row.error_response(caller, request, code)  # per-partition or per-topic errors
+    if isinstance(served, AnswersErrors):
+        return served.error_response(caller, request, code)  # an answer that needs the handler's ports
     if isinstance(row, Handler) and row.error_response is not None:
         return row.error_response(ctx, request, code)
     return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
-
-
-def _refusal(call: Call, code: ErrorCode) -> object:
-    return _error_response(call.ctx, call.caller, call.request, code)
 
 
 def _empty_refusal(call: Call, code: ErrorCode) -> object:
@@ -114,7 +115,7 @@ class RequestDispatcher:
     def faults(self, faults: Faults) -> None:
         self._faults = faults
         # every request passes these steps, outermost first, before its handler
-        self.middleware = middleware.standard(faults, self.authorizer, _refusal, _empty_refusal)
+        self.middleware = middleware.standard(faults, self.authorizer, self._refusal, _empty_refusal)
         self._chain = middleware.chain(self.middleware, self._handle)
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
@@ -144,6 +145,9 @@ class RequestDispatcher:
         if response is None:
             return None
         return codec.encode_response(correlation_id, response)
+
+    def _refusal(self, call: Call, code: ErrorCode) -> object:
+        return _error_response(call.ctx, call.caller, self.served.get(call.caller.api_key), call.request, code)
 
     async def _handle(self, call: Call) -> object:
         return await self.answer(call.ctx, call.caller, call.request)

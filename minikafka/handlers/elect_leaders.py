@@ -16,40 +16,41 @@ from typing import Any
 from kio.schema.elect_leaders.v2.request import ElectLeadersRequest
 
 from ..errors import ErrorCode, KafkaError
-from .context import RequestContext, Response
+from .ports import Caller, ReassignmentPort, Response
 
 PREFERRED, UNCLEAN = 0, 1
 
 
-def _elect(ctx: RequestContext, topic: str, index: int, unclean: bool) -> tuple[ErrorCode, str | None]:
-    info = ctx.broker.metadata.topics.get(topic)
-    try:
-        if info is None or not 0 <= index < len(info.partitions):
-            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
-        ctx.broker.controller.requested_election(topic, info.partitions[index], unclean)
-        return ErrorCode.none, None
-    except KafkaError as e:
-        return e.code, e.message
+class ElectLeaders:
+    """The ElectLeaders API over the broker's ``ReassignmentPort`` (the controller's elections)."""
 
+    def __init__(self, controller: ReassignmentPort) -> None:
+        self.controller = controller
 
-def _requested(ctx: RequestContext, request: ElectLeadersRequest) -> list[tuple[str, list[int]]]:
-    if request.topic_partitions is None:
-        return [(t.name, [p.index for p in t.partitions]) for t in ctx.broker.metadata.topics.values()]
-    return [(t.topic, list(dict.fromkeys(t.partitions))) for t in request.topic_partitions]
+    async def handle(self, caller: Caller, request: ElectLeadersRequest) -> Response:
+        if request.election_type not in (PREFERRED, UNCLEAN):
+            return caller.respond(error_code=ErrorCode.invalid_request, replica_election_results=())
+        unclean, every = request.election_type == UNCLEAN, request.topic_partitions is None
+        results = (self._topic_result(caller, topic, indexes, unclean, every)
+                   for topic, indexes in self._requested(request))
+        return caller.respond(error_code=ErrorCode.none, replica_election_results=tuple(r for r in results if r))
 
+    def _elect(self, topic: str, index: int, unclean: bool) -> tuple[ErrorCode, str | None]:
+        try:
+            self.controller.elect_leader(topic, index, unclean)
+            return ErrorCode.none, None
+        except KafkaError as e:
+            return e.code, e.message
 
-def _topic_result(ctx: RequestContext, topic: str, indexes: list[int], unclean: bool,
-                  skip_not_needed: bool) -> Any:
-    results = [(i, *_elect(ctx, topic, i, unclean)) for i in indexes]
-    partitions = tuple(ctx.make("PartitionResult", partition_id=i, error_code=code, error_message=message)
-                       for i, code, message in results
-                       if not (skip_not_needed and code == ErrorCode.election_not_needed))
-    return ctx.make("ReplicaElectionResult", topic=topic, partition_result=partitions) if partitions else None
+    def _requested(self, request: ElectLeadersRequest) -> list[tuple[str, list[int]]]:
+        if request.topic_partitions is None:
+            return [(t.name, [p.index for p in t.partitions]) for t in self.controller.topics().values()]
+        return [(t.topic, list(dict.fromkeys(t.partitions))) for t in request.topic_partitions]
 
-
-async def handle(ctx: RequestContext, request: ElectLeadersRequest) -> Response:
-    if request.election_type not in (PREFERRED, UNCLEAN):
-        return ctx.respond(error_code=ErrorCode.invalid_request, replica_election_results=())
-    unclean, every = request.election_type == UNCLEAN, request.topic_partitions is None
-    results = (_topic_result(ctx, topic, indexes, unclean, every) for topic, indexes in _requested(ctx, request))
-    return ctx.respond(error_code=ErrorCode.none, replica_election_results=tuple(r for r in results if r))
+    def _topic_result(self, caller: Caller, topic: str, indexes: list[int], unclean: bool,
+                      skip_not_needed: bool) -> Any:
+        results = [(i, *self._elect(topic, i, unclean)) for i in indexes]
+        partitions = tuple(caller.make("PartitionResult", partition_id=i, error_code=code, error_message=message)
+                           for i, code, message in results
+                           if not (skip_not_needed and code == ErrorCode.election_not_needed))
+        return caller.make("ReplicaElectionResult", topic=topic, partition_result=partitions) if partitions else None

@@ -15,31 +15,33 @@ from kio.schema.list_config_resources.v1.request import ListConfigResourcesReque
 
 from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from .context import RequestContext, Response
+from .ports import Caller, ConfigResourcesPort, Response
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 ALL_TYPES = (TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP)
 
 
-def _names(ctx: RequestContext, kind: int) -> list[str]:
-    broker = ctx.broker
-    if kind == TOPIC:
-        return sorted(broker.metadata.topics)
-    if kind in (BROKER, BROKER_LOGGER):
-        return [str(i) for i in sorted(ctx.broker_endpoints)]
-    if kind == GROUP:
-        groups = {g.group_id for g in broker.groups.list_groups()}
-        groups |= {g.group_id for g in broker.share_groups.list_groups()}
-        return sorted(groups | set(broker.metadata.group_configs))
-    return []  # CLIENT_METRICS: minikafka keeps no client-metrics resources
+class ListConfigResources:
+    """The ListConfigResources API over the broker's ``ConfigResourcesPort``."""
 
+    def __init__(self, resources: ConfigResourcesPort) -> None:
+        self.resources = resources
 
-async def handle(ctx: RequestContext, request: ListConfigResourcesRequest) -> Response:
-    if not ctx.allowed(Operation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
-        return ctx.respond(error_code=ErrorCode.cluster_authorization_failed, config_resources=())
-    wanted = tuple(request.resource_types) if ctx.api_version >= 1 else (CLIENT_METRICS,)
-    if any(t not in ALL_TYPES for t in wanted):
-        return ctx.respond(error_code=ErrorCode.invalid_request, config_resources=())
-    resources = tuple(ctx.make("ConfigResource", resource_name=name, resource_type=kind)
-                      for kind in (wanted or ALL_TYPES) for name in _names(ctx, kind))
-    return ctx.respond(error_code=ErrorCode.none, config_resources=resources)
+    async def handle(self, caller: Caller, request: ListConfigResourcesRequest) -> Response:
+        if not caller.allowed(Operation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            return caller.respond(error_code=ErrorCode.cluster_authorization_failed, config_resources=())
+        wanted = tuple(request.resource_types) if caller.api_version >= 1 else (CLIENT_METRICS,)
+        if any(t not in ALL_TYPES for t in wanted):
+            return caller.respond(error_code=ErrorCode.invalid_request, config_resources=())
+        resources = tuple(caller.make("ConfigResource", resource_name=name, resource_type=kind)
+                          for kind in (wanted or ALL_TYPES) for name in self._names(caller, kind))
+        return caller.respond(error_code=ErrorCode.none, config_resources=resources)
+
+    def _names(self, caller: Caller, kind: int) -> list[str]:
+        if kind == TOPIC:
+            return sorted(self.resources.topics())
+        if kind in (BROKER, BROKER_LOGGER):
+            return [str(i) for i in sorted(self.resources.broker_endpoints(caller.listener))]
+        if kind == GROUP:
+            return sorted(self.resources.known_group_ids())
+        return []  # CLIENT_METRICS: minikafka keeps no client-metrics resources

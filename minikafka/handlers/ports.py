@@ -25,9 +25,15 @@ match; the handlers never import ``share/`` or ``transactions/``. Ports so far:
 - ``SharePort``: ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
   DescribeShareGroupOffsets (KIP-932), with the few metadata facts their answers carry;
 - ``AclsPort``: DescribeAcls, CreateAcls, DeleteAcls;
-- ``ScramPort``: DescribeUserScramCredentials, AlterUserScramCredentials (KIP-554).
-
-Next: groups, topics, the cluster view.
+- ``ScramPort``: DescribeUserScramCredentials, AlterUserScramCredentials (KIP-554);
+- for topic administration and the cluster view, ``ClusterViewPort`` (Metadata, DescribeCluster,
+  DescribeTopicPartitions: brokers, racks, the endpoints of a listener, topics and their
+  partition state, cluster and controller ids), ``TopicsPort`` (CreateTopics, DeleteTopics,
+  CreatePartitions, DeleteRecords), ``ReassignmentPort`` (ElectLeaders,
+  Alter/ListPartitionReassignments), ``LogDirsPort`` (AlterReplicaLogDirs, DescribeLogDirs),
+  ``QuorumPort`` (DescribeQuorum), ``SettingsPort`` (ApiVersions' feature levels) and
+  ``ConfigResourcesPort`` (ListConfigResources). A topic and its partitions are read through
+  ``TopicView`` and ``PartitionView``, read-only protocols the metadata store's records satisfy.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from ..security.authorizer import Authorizer
 from ..security.scram import ScramCredential
 
 ANONYMOUS = "User:ANONYMOUS"  # the principal of an unauthenticated connection (as security.sasl)
+NOT_REQUESTED = -(2**31)  # KIP-430's authorized operations when the client did not ask for them
 
 # What a handler answers: a kio response entity of the negotiated version (``Caller.respond`` picks
 # its class, which differs from version to version); None: no answer (acks=0).
@@ -53,6 +60,16 @@ Response = Any
 # One described setting (``ConfigsPort``): (name, value, source code, type code, read-only, documentation,
 # synonyms as (name, value, source code)), the codes as DescribeConfigs carries them.
 Described = tuple[str, str | None, int, int, bool, str, tuple[tuple[str, str | None, int], ...]]
+
+# A broker's address on a listener: (host, port).
+Endpoint = tuple[str, int]
+
+# One replica in a log directory (``LogDirsPort``): (directory, or None for a log kept in memory, topic,
+# partition, size in bytes, offset lag, whether it is the future log a move is filling).
+Placement = tuple[str | None, str, int, int, int, bool]
+
+# One log directory of a broker (``LogDirsPort``): (path, total bytes, usable bytes, offline).
+LogDirState = tuple[str, int, int, bool]
 
 # One offset a transaction commits for a group: (topic, partition, offset, leader epoch, metadata).
 TxnOffset = tuple[str, int, int, int, str]
@@ -363,5 +380,179 @@ class ScramPort(Protocol):
     def remove_scram_credential(self, user: str, mechanism: str) -> None: ...
 
 
-class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, Protocol):
+class PartitionView(Protocol):
+    """One partition's state as the metadata store records it (read-only)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def leader_epoch(self) -> int: ...
+    @property
+    def replicas(self) -> Sequence[int]: ...
+    @property
+    def isr(self) -> Sequence[int]: ...
+    @property
+    def elr(self) -> Sequence[int]:
+        """Eligible leader replicas (KIP-966)."""
+        ...
+    @property
+    def last_known_elr(self) -> Sequence[int]: ...
+    @property
+    def adding_replicas(self) -> Sequence[int]:
+        """A reassignment in progress (KIP-455): replicas being added, and those to be removed."""
+        ...
+    @property
+    def removing_replicas(self) -> Sequence[int]: ...
+
+
+class TopicView(Protocol):
+    """One topic as the metadata store records it (read-only); ``topic_id`` is the UUID's text."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def topic_id(self) -> str: ...
+    @property
+    def internal(self) -> bool: ...
+    @property
+    def partitions(self) -> Sequence[PartitionView]: ...
+
+
+class TopicLookupPort(Protocol):
+    """The cluster's topics, by name (in creation order) and by id (KIP-516)."""
+
+    def topics(self) -> Mapping[str, TopicView]: ...
+
+    def topic_by_id(self, topic_id: str) -> TopicView | None: ...
+
+
+class ClusterViewPort(TopicLookupPort, Protocol):
+    """What Metadata, DescribeCluster and DescribeTopicPartitions read: the live brokers, their racks
+    and their endpoints on the caller's listener, the cluster and controller ids, the topics; and
+    Metadata's auto-creation of a topic on first use."""
+
+    def live_brokers(self) -> Mapping[int, Endpoint]:
+        """Every live broker's default address (the first listener's)."""
+        ...
+
+    def broker_endpoints(self, listener: str | None) -> Mapping[int, Endpoint]:
+        """The live brokers' addresses on ``listener`` (the default ones for None or an unknown name)."""
+        ...
+
+    def rack_of(self, node_id: int) -> str | None: ...
+
+    def cluster_id(self) -> str: ...
+
+    def controller_id(self) -> int: ...
+
+    def validate_topic_name(self, name: str) -> None:
+        """INVALID_TOPIC_EXCEPTION (``KafkaError``) for a name no topic may have."""
+        ...
+
+    def auto_create(self, name: str) -> TopicView | None:
+        """The topic, created now if ``auto.create.topics.enable``; None if it is off (``KafkaError`` if refused)."""
+        ...
+
+
+class TopicsPort(TopicLookupPort, Protocol):
+    """What CreateTopics, DeleteTopics, CreatePartitions and DeleteRecords ask. Each raises ``KafkaError``
+    with Kafka's code (INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, TOPIC_ALREADY_EXISTS,
+    UNKNOWN_TOPIC_OR_PARTITION, ...); the ACL checks are the handlers'."""
+
+    def create_topic(self, name: str, partitions: int, replication_factor: int, configs: dict[str, str | None],
+                     assignment: dict[int, list[int]] | None, validate_only: bool) -> TopicView:
+        """The topic as planned (and created, unless ``validate_only``); -1: the broker's default count."""
+        ...
+
+    def topic_settings(self, name: str) -> list[tuple[str, str | None, int]]:
+        """A topic's effective settings: (name, value, source code as DescribeConfigs carries it)."""
+        ...
+
+    def topic_deletion_enabled(self) -> bool:
+        """``delete.topic.enable``."""
+        ...
+
+    def is_internal_topic(self, name: str) -> bool:
+        """Whether ``name`` is one of the broker's internal topics (``__consumer_offsets``, ...)."""
+        ...
+
+    def delete_topic(self, name: str) -> None: ...
+
+    def add_partitions(self, name: str, total: int, validate_only: bool,
+                       assignments: list[list[int]] | None) -> None:
+        """Grow the topic to ``total`` partitions, placed as ``assignments`` says (one list per new one)."""
+        ...
+
+    def delete_records(self, topic: str, index: int, offset: int) -> int:
+        """Move the led partition's log start to ``offset`` (-1: the high watermark); the new low watermark."""
+        ...
+
+
+class ReassignmentPort(TopicLookupPort, Protocol):
+    """What ElectLeaders and the partition reassignment APIs (KIP-455) ask of the controller. Each raises
+    ``KafkaError`` (UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT, ELECTION_NOT_NEEDED, ...)."""
+
+    def elect_leader(self, topic: str, index: int, unclean: bool) -> None: ...
+
+    def reassign_partition(self, topic: str, index: int, target: list[int] | None,
+                           allow_replication_factor_change: bool) -> None:
+        """Move the partition to ``target`` replicas; None cancels the move in progress."""
+        ...
+
+
+class LogDirsPort(Protocol):
+    """What AlterReplicaLogDirs and DescribeLogDirs ask of this broker's log directories (KIP-113)."""
+
+    @property
+    def node_id(self) -> int: ...
+
+    def log_dir_states(self) -> list[LogDirState] | None:
+        """Each directory of ``log.dirs``, in order; None for a broker that keeps its logs in memory."""
+        ...
+
+    def replica_placements(self) -> list[Placement]:
+        """Every replica of this broker (and each future log being filled), by topic and partition."""
+        ...
+
+    def alter_replica_log_dir(self, topic: str, index: int, path: str) -> None:
+        """Start moving a replica to ``path`` (``KafkaError``: LOG_DIR_NOT_FOUND, REPLICA_NOT_AVAILABLE, ...)."""
+        ...
+
+
+class QuorumPort(ClusterViewPort, Protocol):
+    """What DescribeQuorum asks of the controller quorum (KIP-595) besides the cluster view."""
+
+    def controller_epoch(self) -> int: ...
+
+    def metadata_end_offset(self) -> int: ...
+
+    def quorum_voters(self) -> list[int]:
+        """Every broker that has joined, in id order."""
+        ...
+
+    def departed_voter(self, node_id: int) -> tuple[int, int] | None:
+        """A stopped voter's (metadata log end offset, time in ms) when it stopped; None while it is live."""
+        ...
+
+    def clock_ms(self) -> int: ...
+
+
+class SettingsPort(Protocol):
+    """A broker's integer setting by name (``KeyError`` for an unknown one), for ApiVersions' feature levels."""
+
+    def int_setting(self, name: str) -> int: ...
+
+
+class ConfigResourcesPort(ClusterViewPort, Protocol):
+    """What ListConfigResources asks besides the cluster view: the groups that have settings to describe."""
+
+    def known_group_ids(self) -> set[str]:
+        """The groups this broker knows (classic, consumer and share) and those with settings."""
+        ...
+
+
+class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, QuorumPort, ConfigResourcesPort,
+            ClusterViewPort, TopicsPort, ReassignmentPort, LogDirsPort, SettingsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

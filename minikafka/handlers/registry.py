@@ -10,8 +10,12 @@ move off the service locator is under way:
   AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions), the three config APIs
   (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), the five share-group APIs
   (ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
-  DescribeShareGroupOffsets), the three ACL APIs (DescribeAcls, CreateAcls, DeleteAcls) and
-  the two SCRAM credential APIs (DescribeUserScramCredentials, AlterUserScramCredentials).
+  DescribeShareGroupOffsets), the three ACL APIs (DescribeAcls, CreateAcls, DeleteAcls), the
+  two SCRAM credential APIs (DescribeUserScramCredentials, AlterUserScramCredentials), topic
+  administration (CreateTopics, DeleteTopics, DeleteRecords, CreatePartitions,
+  AlterReplicaLogDirs, DescribeLogDirs, ElectLeaders, Alter/ListPartitionReassignments) and
+  the cluster view (Metadata, ApiVersions, DescribeQuorum, DescribeCluster,
+  ListConfigResources, DescribeTopicPartitions).
 - ``Handler`` (the old style, every other API): ``handle(ctx, request)`` with a
   ``context.RequestContext``, whose ``broker`` is the whole broker. An API moves from this kind
   to the other with its port; when none is left, ``Handler`` and ``RequestContext`` go.
@@ -19,11 +23,13 @@ move off the service locator is under way:
 Either kind has, where its module defines them, the optional hooks ``upgrade`` (how a request
 whose shape changed between versions is lifted to the newest version's class; ``codec.upgrade``
 otherwise) and ``error_response`` (the answer carrying one error code, for the fault API and
-refused requests; an empty answer with a top-level error code otherwise). The table names them
+refused requests; an empty answer with a top-level error code otherwise). A ``PortHandler``
+whose error answer needs its ports (Metadata's lists the brokers and the topics) defines it as
+an ``error_response`` method of its class instead (``AnswersErrors``). The table names the hooks
 as attributes of imported modules, so mypy checks their signatures and a missing name fails
 at import. ``check`` (run at import) refuses a table that misses an API of API_TABLE, a hook
-a module defines that its row leaves out, a public function whose name is a near miss
-of a hook's (``error_respons``: such a hook used to be ignored without a word), and a
+a module defines that its row leaves out, a public function or handler method whose name is a
+near miss of a hook's (``error_respons``: such a hook used to be ignored without a word), and a
 ``handle`` whose request annotation is not the kio class dispatch gives it.
 """
 
@@ -81,7 +87,7 @@ from . import (
     list_groups,
     list_offsets,
     list_partition_reassignments,
-    metadata,
+    metadata_api,
     offset_commit,
     offset_delete,
     offset_fetch,
@@ -124,6 +130,14 @@ class Served(Protocol):
     async def handle(self, caller: Caller, request: Any) -> Any: ...
 
 
+@typing.runtime_checkable
+class AnswersErrors(Protocol):
+    """A handler object whose error answer needs its ports (Metadata's lists the brokers and topics):
+    its ``error_response`` method is the hook, where a row's module function cannot reach the broker."""
+
+    def error_response(self, caller: Caller, request: Any, code: ErrorCode) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True)
 class PortHandler:
     """An API whose handler sees only its ports: ``make(ports)`` builds it once per broker."""
@@ -134,6 +148,12 @@ class PortHandler:
 
 
 Row = Handler | PortHandler
+
+
+def has_error_response(row: Row) -> bool:
+    """Whether the API declares its answer carrying one error: a hook of its row, or a handler class's method."""
+    return row.error_response is not None or (
+        isinstance(row, PortHandler) and callable(getattr(row.make, "error_response", None)))
 
 
 def handle_of(row: Row) -> Callable[..., Any]:
@@ -147,7 +167,7 @@ HANDLERS: dict[int, Row] = {
     0: Handler(produce.handle, upgrade=produce.upgrade, error_response=produce.error_response),
     1: Handler(fetch.handle, upgrade=fetch.upgrade, error_response=fetch.error_response),
     2: Handler(list_offsets.handle, error_response=list_offsets.error_response),
-    3: Handler(metadata.handle, error_response=metadata.error_response),
+    3: PortHandler(metadata_api.Metadata),
     8: Handler(offset_commit.handle, upgrade=offset_commit.upgrade, error_response=offset_commit.error_response),
     9: Handler(offset_fetch.handle, upgrade=offset_fetch.upgrade, error_response=offset_fetch.error_response),
     10: Handler(find_coordinator.handle, upgrade=find_coordinator.upgrade),
@@ -158,10 +178,10 @@ HANDLERS: dict[int, Row] = {
     15: Handler(describe_groups.handle),
     16: Handler(list_groups.handle),
     17: Handler(sasl_handshake.handle),
-    18: Handler(api_versions.handle),
-    19: Handler(create_topics.handle),
-    20: Handler(delete_topics.handle, upgrade=delete_topics.upgrade),
-    21: Handler(delete_records.handle),
+    18: PortHandler(api_versions.ApiVersions),
+    19: PortHandler(create_topics.CreateTopics),
+    20: PortHandler(delete_topics.DeleteTopics, upgrade=delete_topics.upgrade),
+    21: PortHandler(delete_records.DeleteRecords),
     22: PortHandler(init_producer_id.InitProducerId),
     24: PortHandler(add_partitions_to_txn.AddPartitionsToTxn, upgrade=add_partitions_to_txn.upgrade,
                     error_response=add_partitions_to_txn.error_response),
@@ -173,25 +193,25 @@ HANDLERS: dict[int, Row] = {
     31: PortHandler(delete_acls.DeleteAcls),
     32: PortHandler(describe_configs.DescribeConfigs),
     33: PortHandler(alter_configs.AlterConfigs),
-    34: Handler(alter_replica_log_dirs.handle),
-    35: Handler(describe_log_dirs.handle),
+    34: PortHandler(alter_replica_log_dirs.AlterReplicaLogDirs),
+    35: PortHandler(describe_log_dirs.DescribeLogDirs),
     36: Handler(sasl_authenticate.handle),
-    37: Handler(create_partitions.handle),
+    37: PortHandler(create_partitions.CreatePartitions),
     42: Handler(delete_groups.handle),
-    43: Handler(elect_leaders.handle),
+    43: PortHandler(elect_leaders.ElectLeaders),
     44: PortHandler(incremental_alter_configs.IncrementalAlterConfigs),
-    45: Handler(alter_partition_reassignments.handle),
-    46: Handler(list_partition_reassignments.handle),
+    45: PortHandler(alter_partition_reassignments.AlterPartitionReassignments),
+    46: PortHandler(list_partition_reassignments.ListPartitionReassignments),
     47: Handler(offset_delete.handle),
     50: PortHandler(describe_user_scram_credentials.DescribeUserScramCredentials),
     51: PortHandler(alter_user_scram_credentials.AlterUserScramCredentials),
-    55: Handler(describe_quorum.handle),
-    60: Handler(describe_cluster.handle),
+    55: PortHandler(describe_quorum.DescribeQuorum),
+    60: PortHandler(describe_cluster.DescribeCluster),
     65: PortHandler(describe_transactions.DescribeTransactions),
     68: Handler(consumer_group_heartbeat.handle, error_response=consumer_group_heartbeat.error_response),
     69: Handler(consumer_group_describe.handle, error_response=consumer_group_describe.error_response),
-    74: Handler(list_config_resources.handle),
-    75: Handler(describe_topic_partitions.handle),
+    74: PortHandler(list_config_resources.ListConfigResources),
+    75: PortHandler(describe_topic_partitions.DescribeTopicPartitions),
     76: PortHandler(share_group_heartbeat.ShareGroupHeartbeat),
     77: PortHandler(share_group_describe.ShareGroupDescribe),
     78: PortHandler(share_fetch.ShareFetch),
@@ -239,6 +259,13 @@ def check_module(module: ModuleType, handler: Row) -> None:
         near = difflib.get_close_matches(attr, known, n=1, cutoff=0.8)
         if near:
             raise RegistrationError(f"{name}.{attr} looks like a misspelt {near[0]}: rename it or make it private")
+    if isinstance(handler, PortHandler) and isinstance(handler.make, type):
+        for attr in vars(handler.make):
+            near = difflib.get_close_matches(attr, HOOKS, n=1, cutoff=0.8)
+            if near and attr != near[0]:
+                raise RegistrationError(f"{name}.{handler.make.__name__}.{attr} looks like a misspelt {near[0]}")
+            if attr == "error_response" and handler.error_response is not None:
+                raise RegistrationError(f"{name} has both an error_response hook and a method of that name")
     for field in fields(handler):
         if field.name == "make":  # a class, checked by mypy (it must take the ports) and by check_request_type
             continue

@@ -116,3 +116,22 @@ def test_a_port_handler_row_is_checked_like_a_handler_row():
     with pytest.raises(RegistrationError, match="defines error_response but its handler leaves it out"):
         check_module(txn_offset_commit, registry.PortHandler(txn_offset_commit.TxnOffsetCommit))
     check_module(txn_offset_commit, registry.HANDLERS[28])
+
+
+def test_a_port_handler_class_may_answer_errors_itself_but_not_twice_or_misspelt():
+    """Metadata's error answer needs its ports: the hook is a method of its class (``AnswersErrors``),
+    which dispatch and the fault API use; a near miss of the name or a second hook in the row fails."""
+    from minikafka.handlers import metadata_api
+    from minikafka.handlers.dispatch import can_inject_error
+
+    assert registry.has_error_response(registry.HANDLERS[3]) and can_inject_error(3)
+    assert not registry.has_error_response(registry.HANDLERS[26])
+
+    class Misspelt(metadata_api.Metadata):
+        def error_respons(self, caller, request, code):
+            return None
+
+    with pytest.raises(RegistrationError, match=r"Misspelt\.error_respons looks like a misspelt error_response"):
+        check_module(metadata_api, registry.PortHandler(Misspelt))
+    with pytest.raises(RegistrationError, match="both an error_response hook and a method"):
+        check_module(metadata_api, registry.PortHandler(metadata_api.Metadata, error_response=error_response))
