@@ -34,6 +34,7 @@ from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.throttle import ByteRate
+from .record_access import RecordAccess
 from .resource_configs import ResourceConfigs
 from .security.acl import AclBinding
 from .security.scram import ScramCredential
@@ -58,7 +59,7 @@ MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
 
-class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
+class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's and ListOffsets'
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None):
         self.node_id, self.config = node_id, config
@@ -267,7 +268,7 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
                                          offsets: list[tuple[str, int, int, int, str]],
                                          may_add: bool) -> dict[tuple[str, int], ErrorCode]:
         """TxnOffsetCommit: check (or, protocol v2, add) the producer with its coordinator, then commit."""
-        if implicit_adds(self.config["transaction.version"], int(may_add), 1):
+        if implicit_adds(self.config["transaction.version"], may_add):
             await add_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata, self.peers)
         else:
             verify_offset_commit(transactional_id, producer_id, producer_epoch, self.metadata, self.peers)

@@ -75,3 +75,12 @@ class KafkaError(Exception):
         self.code = code
         self.message = message or explain(code)
         super().__init__(f"{code.name.upper()}: {self.message}")
+
+
+class InvalidRecords(KafkaError):
+    """INVALID_RECORD with the records at fault, as (index in the batch, message): Produce v8+
+    reports them one by one."""
+
+    def __init__(self, message: str, record_errors: list[tuple[int, str]]):
+        super().__init__(ErrorCode.invalid_record, message)
+        self.record_errors = record_errors

@@ -38,6 +38,7 @@ match; the handlers never import ``share/`` or ``transactions/``. Ports so far:
 
 from __future__ import annotations
 
+import datetime
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -553,6 +554,42 @@ class ConfigResourcesPort(ClusterViewPort, Protocol):
         ...
 
 
+class AppendedView(Protocol):
+    """Where a produced batch landed (``ProducePort.append_batch``)."""
+
+    @property
+    def base_offset(self) -> int: ...
+
+    @property
+    def log_append_time(self) -> int:
+        """The broker's time stamped on the batch (LogAppendTime topics); -1 where the producer's is kept."""
+        ...
+
+    @property
+    def log_start_offset(self) -> int: ...
+
+
+class ProducePort(Protocol):
+    """What Produce asks of a broker: append a batch at a partition's leader. Raises ``KafkaError``
+    (``InvalidRecords`` with the records at fault) with what the client should see."""
+
+    def topic_name_of(self, topic_id: str) -> str | None: ...
+
+    async def append_batch(self, topic: str, index: int, batch: bytes, acks: int, timeout: datetime.timedelta,
+                           transactional_id: str | None, may_add_partition: bool) -> AppendedView:
+        """``may_add_partition``: this request's version may add the partition to its transaction (protocol v2)."""
+        ...
+
+
+class OffsetsPort(Protocol):
+    """What ListOffsets asks: the offset a timestamp names at a partition's leader (``KafkaError`` else)."""
+
+    def list_offset(self, topic: str, index: int, timestamp: int, committed: bool) -> tuple[int, int, int]:
+        """(timestamp found, offset, leader epoch); (-1, -1, epoch) where the timestamp names no record."""
+        ...
+
+
 class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, QuorumPort, ConfigResourcesPort,
-            ClusterViewPort, TopicsPort, ReassignmentPort, LogDirsPort, SettingsPort, Protocol):
+            ClusterViewPort, TopicsPort, ReassignmentPort, LogDirsPort, SettingsPort, ProducePort, OffsetsPort,
+            Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

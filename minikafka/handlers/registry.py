@@ -164,9 +164,9 @@ def handle_of(row: Row) -> Callable[..., Any]:
     return handle
 
 HANDLERS: dict[int, Row] = {
-    0: Handler(produce.handle, upgrade=produce.upgrade, error_response=produce.error_response),
+    0: PortHandler(produce.Produce, upgrade=produce.upgrade, error_response=produce.error_response),
     1: Handler(fetch.handle, upgrade=fetch.upgrade, error_response=fetch.error_response),
-    2: Handler(list_offsets.handle, error_response=list_offsets.error_response),
+    2: PortHandler(list_offsets.ListOffsets, error_response=list_offsets.error_response),
     3: PortHandler(metadata_api.Metadata),
     8: Handler(offset_commit.handle, upgrade=offset_commit.upgrade, error_response=offset_commit.error_response),
     9: Handler(offset_fetch.handle, upgrade=offset_fetch.upgrade, error_response=offset_fetch.error_response),

@@ -22,19 +22,11 @@ from dataclasses import dataclass, field
 from .. import records
 from ..clock import now_ms
 from ..config import TopicConfig
-from ..errors import ErrorCode, KafkaError
+from ..errors import ErrorCode, InvalidRecords, KafkaError
 from ..log import PartitionLog
 from ..metadata import PartitionInfo
 from .epochs import LeaderEpochCache
 from .producer_state import Duplicate, ProducerStateTable
-
-
-class InvalidRecords(KafkaError):
-    """INVALID_RECORD with the records at fault (Produce v8+ reports them one by one)."""
-
-    def __init__(self, message: str, record_errors: list[tuple[int, str]]):
-        super().__init__(ErrorCode.invalid_record, message)
-        self.record_errors = record_errors
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,10 +43,11 @@ def verify_write(part: Partition, header: BatchHeader, transactional_id: str, me
                                        part.index)
 
 
-def implicit_adds(transaction_version: int, api_version: int, since: int) -> bool:
-    """Does a request of this version add its partitions to the transaction (protocol v2), where the
-    cluster finalizes ``transaction_version``?"""
-    return api_version >= since and transaction_version >= 2
+def implicit_adds(transaction_version: int, request_may_add: bool) -> bool:
+    """Does a request add its partitions to the transaction itself (protocol v2)? Only a version that
+    may (Produce v12+, TxnOffsetCommit v5+: ``request_may_add``) where the cluster finalizes
+    ``transaction_version`` 2."""
+    return request_may_add and transaction_version >= 2
 
 
 async def add_write(part: Partition, header: BatchHeader, transactional_id: str, metadata: ClusterMetadata,
