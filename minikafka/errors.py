@@ -75,3 +75,13 @@ class KafkaError(Exception):
         self.code = code
         self.message = message or explain(code)
         super().__init__(f"{code.name.upper()}: {self.message}")
+
+
+class MemberIdRequired(KafkaError):
+    """JoinGroup v4+ with an empty member id (KIP-394): here is your id, join again with it.
+
+    Here, not in ``groups``, so the JoinGroup handler reads the id without importing the coordinator."""
+
+    def __init__(self, member_id: str):
+        super().__init__(ErrorCode.member_id_required)
+        self.member_id = member_id

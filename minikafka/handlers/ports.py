@@ -15,12 +15,18 @@ The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` 
 the course's public surface of the broker. It imports only the wire codec, errors and the
 ACL types, so a converted handler that imports it stays clear of the broker (an
 import-linter contract in pyproject.toml says so). Ports so far: ``TransactionsPort`` (the
-five transaction APIs) and ``ConfigsPort`` (DescribeConfigs, AlterConfigs,
-IncrementalAlterConfigs). Next: groups, topics, share groups, ACLs, the cluster view.
+five transaction APIs), ``ConfigsPort`` (DescribeConfigs, AlterConfigs,
+IncrementalAlterConfigs), ``CoordinatorsPort`` (FindCoordinator), ``GroupsPort`` (the classic
+group APIs and the committed-offset APIs) and ``ConsumerGroupsPort`` (KIP-848's two APIs), both
+with ``TopicIdsPort``. What a port hands back is plain data or a read-only ``Protocol`` the
+coordinator's own objects satisfy (``Joined``, ``ClassicGroup``...), so no handler imports
+``groups``. Next: topics, share groups, ACLs, the cluster view.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
@@ -140,5 +146,221 @@ class ConfigsPort(Protocol):
         ...
 
 
-class Ports(TransactionsPort, ConfigsPort, Protocol):
+class CoordinatorsPort(Protocol):
+    """What FindCoordinator asks: which broker coordinates a group or a transactional id (-1: none yet;
+    the internal topic is created on first need), and where a broker listens."""
+
+    def group_coordinator(self, group_id: str) -> int: ...
+
+    def transaction_coordinator(self, transactional_id: str) -> int: ...
+
+    def broker_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+        """(host, port) of a live broker on ``listener`` (None: the only one), None when it has none."""
+        ...
+
+
+class TopicIdsPort(Protocol):
+    """Topic ids (KIP-516) for the APIs that name topics by id: None when the cluster has no such topic."""
+
+    def topic_name_of(self, topic_id: uuid.UUID) -> str | None: ...
+
+    def topic_id_of(self, name: str) -> uuid.UUID | None: ...
+
+
+# One committed offset as OffsetFetch gives it: (offset, leader epoch, metadata).
+Committed = tuple[int, int, str]
+# OffsetFetch's row: (topic, partition, its committed offset or None, error).
+FetchedOffset = tuple[str, int, Committed | None, ErrorCode]
+# ListGroups' row: (group id, protocol type, state, group type).
+Listed = tuple[str, str, str, str]
+
+
+class Joined(Protocol):
+    """A JoinGroup's outcome: the member's id and generation, the group's protocol and leader, and
+    (for the leader only) every member's (member id, instance id, subscription metadata)."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def generation_id(self) -> int: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+    @property
+    def leader_id(self) -> str: ...
+    @property
+    def members(self) -> tuple[tuple[str, str | None, bytes], ...]: ...
+
+
+class Synced(Protocol):
+    """A SyncGroup's outcome: the member's assignment (opaque bytes) and the group's protocol."""
+
+    @property
+    def assignment(self) -> bytes: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+
+
+class ClassicMember(Protocol):
+    """A classic group's member as DescribeGroups shows it; ``metadata(protocol)``: its subscription."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def group_instance_id(self) -> str | None: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def assignment(self) -> bytes: ...
+
+    def metadata(self, protocol: str | None) -> bytes: ...
+
+
+class ClassicGroup(Protocol):
+    """A classic group as DescribeGroups shows it; ``str(state)`` is Kafka's name of the state."""
+
+    @property
+    def state(self) -> object: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+    @property
+    def members(self) -> Mapping[str, ClassicMember]: ...
+
+
+class GroupsPort(TopicIdsPort, Protocol):
+    """What the classic group APIs ask (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups,
+    ListGroups, DeleteGroups) and the committed-offset APIs (OffsetCommit, OffsetFetch, OffsetDelete):
+    the group coordinator of this broker. Each raises ``KafkaError`` (NOT_COORDINATOR, UNKNOWN_MEMBER_ID,
+    ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND...; JoinGroup v4+'s first join ``errors.MemberIdRequired``);
+    ACLs are the handlers'."""
+
+    def is_share_group(self, group_id: str) -> bool:
+        """Whether a share group (KIP-932) has this id: one group id, one type of group."""
+        ...
+
+    async def join_group(self, group_id: str, member_id: str, instance_id: str | None, client_id: str,
+                         client_host: str, session_timeout_ms: int, rebalance_timeout_ms: int, protocol_type: str,
+                         protocols: tuple[tuple[str, bytes], ...], require_known_member_id: bool) -> Joined:
+        """JoinGroup: answered when the rebalance completes (at once for a consumer group, KIP-848's migration)."""
+        ...
+
+    async def sync_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
+                         assignments: dict[str, bytes], protocol_type: str | None,
+                         protocol_name: str | None) -> Synced: ...
+
+    def heartbeat_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None: ...
+
+    def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> list[ErrorCode]:
+        """LeaveGroup: one error per (member id, instance id), in order."""
+        ...
+
+    def describe_group(self, group_id: str) -> ClassicGroup | None:
+        """A classic group this broker coordinates; None: no such group (a consumer-protocol one is none)."""
+        ...
+
+    def list_groups(self, states: set[str], types: set[str]) -> list[Listed]:
+        """The classic and consumer groups this broker coordinates that pass the filters (case-insensitive)."""
+        ...
+
+    def list_share_groups(self) -> list[tuple[str, str]]:
+        """(group id, state) of every share group this broker coordinates."""
+        ...
+
+    def delete_group(self, group_id: str) -> None: ...
+
+    async def commit_offsets(self, group_id: str, member_id: str, instance_id: str | None,
+                             generation_id_or_member_epoch: int, offsets: list[TxnOffset],
+                             api_version: int) -> dict[tuple[str, int], ErrorCode]:
+        """OffsetCommit: each partition's error (``api_version``: how a member epoch is checked, KIP-848)."""
+        ...
+
+    def fetch_offsets(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool,
+                      member_id: str | None, member_epoch: int) -> list[FetchedOffset]:
+        """OffsetFetch: each partition asked, or every committed one when ``partitions`` is None."""
+        ...
+
+    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]: ...
+
+
+class Beat(Protocol):
+    """A ConsumerGroupHeartbeat's outcome; ``assignment`` None: unchanged since the member's last heartbeat."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def heartbeat_interval_ms(self) -> int: ...
+    @property
+    def assignment(self) -> Collection[tuple[str, int]] | None: ...
+
+
+class ConsumerMember(Protocol):
+    """A consumer-protocol group's member as ConsumerGroupDescribe shows it; ``classic``: not None for a
+    member that joined with JoinGroup (KIP-848's online migration)."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def instance_id(self) -> str | None: ...
+    @property
+    def rack_id(self) -> str | None: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def subscribed_topic_names(self) -> tuple[str, ...]: ...
+    @property
+    def subscribed_topic_regex(self) -> str | None: ...
+    @property
+    def assigned(self) -> Collection[tuple[str, int]]: ...
+    @property
+    def classic(self) -> object | None: ...
+
+
+class ConsumerGroup(Protocol):
+    """A consumer-protocol group (KIP-848): its epochs, assignor, members and their target assignments."""
+
+    @property
+    def state(self) -> object: ...
+    @property
+    def group_epoch(self) -> int: ...
+    @property
+    def assignment_epoch(self) -> int: ...
+    @property
+    def assignor(self) -> str: ...
+    @property
+    def members(self) -> Mapping[str, ConsumerMember]: ...
+    @property
+    def target(self) -> Mapping[str, Collection[tuple[str, int]]]: ...
+
+
+class ConsumerGroupsPort(TopicIdsPort, Protocol):
+    """What the consumer group protocol's APIs ask (KIP-848: ConsumerGroupHeartbeat, ConsumerGroupDescribe):
+    the group coordinator of this broker. Each raises ``KafkaError``; ACLs are the handlers' and dispatch's."""
+
+    def consumer_group_heartbeat(self, group_id: str, member_id: str, member_epoch: int, instance_id: str | None,
+                                 rack_id: str | None, rebalance_timeout_ms: int,
+                                 subscribed_topic_names: tuple[str, ...] | None, subscribed_topic_regex: str | None,
+                                 server_assignor: str | None, owned: frozenset[tuple[str, int]] | None,
+                                 client_id: str, client_host: str) -> Beat:
+        """Join (epoch 0), heartbeat, or leave (-1, -2 for a static member); None: unchanged."""
+        ...
+
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroup:
+        """The consumer-protocol group, or GROUP_ID_NOT_FOUND (a classic group is not one)."""
+        ...
+
+
+class Ports(TransactionsPort, ConfigsPort, CoordinatorsPort, GroupsPort, ConsumerGroupsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""
