@@ -38,6 +38,7 @@ from ._groups import GroupHandler
 from ._ids import ZERO, given
 from .ports import Caller, FetchedOffset, Response
 
+GROUP_ERROR_SINCE = 2
 GROUPS_SINCE = 8
 TOPIC_IDS_SINCE = 10
 Request = OffsetFetchRequest | NamedOffsetFetchRequest  # v10 as it is, older ones as v9 (``upgrade``)
@@ -67,12 +68,34 @@ def _authorized(caller: Caller, rows: list[Row], wanted: list[tuple[str, int]] |
     return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
 
 
+def _by_topic(caller: Caller, rows: list[Row], partition_class: str) -> dict[str, list[Any]]:
+    by_topic: defaultdict[str, list[Any]] = defaultdict(list)
+    for topic, index, committed, code in rows:
+        offset, leader_epoch, metadata = committed if committed is not None else (-1, -1, "")
+        by_topic[topic].append(caller.make(
+            partition_class, partition_index=index, committed_offset=offset, committed_leader_epoch=leader_epoch,
+            metadata=metadata, error_code=code))
+    return by_topic
+
+
+def _named(caller: Caller, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
+    """The answer's topics up to v9, by name."""
+    return tuple(caller.make(topic_class, name=t, partitions=tuple(ps))
+                 for t, ps in _by_topic(caller, rows, partition_class).items())
+
+
 def error_response(caller: Caller, request: Request, code: ErrorCode) -> Response:
-    """The fault API's answer: the group-level error (per group from v8)."""
+    """The fault API's answer: the group-level error (per group from v8); v0-1 have none, so each
+    partition asked carries it, as in Kafka's error answer."""
     if caller.api_version >= GROUPS_SINCE:
         return caller.respond(groups=tuple(caller.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),
                                                        error_code=code) for g in request.groups))
-    return codec.empty(codec.response_class(9, caller.api_version), error_code=code)
+    if caller.api_version >= GROUP_ERROR_SINCE:
+        return codec.empty(codec.response_class(9, caller.api_version), error_code=code)
+    group = request.groups[0]  # v0-1: one group, lifted to v9 (names)
+    topics = group.topics if isinstance(group, NamedOffsetFetchRequestGroup) else None
+    rows: list[Row] = [(t.name, p, None, code) for t in topics or () for p in t.partition_indexes]
+    return caller.respond(topics=_named(caller, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
 
 
 class OffsetFetch(GroupHandler):
@@ -111,14 +134,9 @@ class OffsetFetch(GroupHandler):
             return [(t, p, None, e.code) for t, p in wanted or ()], e.code
 
     def _topics(self, caller: Caller, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
-        by_topic: defaultdict[str, list[Any]] = defaultdict(list)
-        for topic, index, committed, code in rows:
-            offset, leader_epoch, metadata = committed if committed is not None else (-1, -1, "")
-            by_topic[topic].append(caller.make(
-                partition_class, partition_index=index, committed_offset=offset, committed_leader_epoch=leader_epoch,
-                metadata=metadata, error_code=code))
         if caller.api_version < TOPIC_IDS_SINCE:
-            return tuple(caller.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
+            return _named(caller, rows, topic_class, partition_class)
+        by_topic = _by_topic(caller, rows, partition_class)
         ids = {t: self._topic_id(t) for t in by_topic}
         return tuple(caller.make(topic_class, topic_id=ids[t], partitions=tuple(ps))
                      for t, ps in by_topic.items() if ids[t] != ZERO)
