@@ -8,8 +8,10 @@ locator) onto two things:
   for that version (``respond``, ``make``, ``has``). It holds no broker.
 - small ``typing.Protocol`` ports, one per family of APIs: what those handlers may ask of
   the broker, and nothing else. ``Broker`` implements them structurally (it never imports
-  this module: the handlers floor sits above it); ``tests/handlers/test_ports.py`` holds the
-  assignment that makes mypy check it, and the handler tests use tiny fakes instead.
+  this module: the handlers floor sits above it). mypy checks it where dispatch builds the
+  handlers from the broker (``PortHandler.make`` takes a ``Ports``); each family's handler tests
+  (``tests/transactions/test_txn_handlers.py``, ``tests/admin/test_config_handlers.py``,
+  ``tests/groups/test_group_handlers.py``) compare signatures and use tiny fakes instead.
 
 The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` is already
 the course's public surface of the broker. It imports only the wire codec, errors and the
