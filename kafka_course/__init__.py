@@ -12,7 +12,7 @@ or real Kafka), ``clients`` holds the client factories and small client helpers,
 join costs on the classic and the KIP-848 protocol, ``queues`` runs share groups
 (KIP-932), ``features`` tells what the cluster offers, ``transaction_v2`` is a producer of
 transaction protocol v2 (KIP-890 part 2), ``secured`` finds a cluster to lock down
-(SASL, TLS, ACLs), ``commands`` runs the tools' command lines, ``views``, ``replicas`` and
+(SASL, TLS, ACLs), ``commands`` runs the tools' command lines, ``views``, ``replica_views`` and
 ``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
 module per lab in ``labs``) and ``preflight`` checks a machine before the course
 starts. ``spark`` is a Kafka source for PySpark, ``ecosystem`` the servers and demos of

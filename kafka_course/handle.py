@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from minikafka.api import Cluster
 
@@ -197,26 +197,30 @@ class ClusterHandle:
 
     def partition_state(self, topic: str, partition: int = 0) -> dict:
         """Leader, epoch, ISR, high watermark and each replica's log end offset (minikafka only)."""
-        return self._call("partition_state", "reading a partition's replica state", topic, partition)
+        return self._minikafka("reading a partition's replica state").partition_state(topic, partition)
 
     def slow_broker(self, node_id: int, delay_ms: int) -> None:
         """Make one broker lag behind by ``delay_ms`` (0 undoes it) (minikafka only)."""
-        self._call("slow_broker", "slowing a broker down", node_id, delay_ms)
+        self._minikafka("slowing a broker down").slow_broker(node_id, delay_ms)
 
     # -- breaking things: both back ends -------------------------------------------------
     def stop_broker(self, node_id: int) -> None:
         """A clean shutdown: leadership moves away first."""
-        self._act("stop_broker", "stop", node_id)
+        self._control().stop(node_id)
 
     def crash_broker(self, node_id: int) -> None:
         """An abrupt stop: no goodbye, nothing flushed (``docker compose kill`` on real Kafka)."""
-        self._act("crash_broker", "kill", node_id)
+        self._control().crash(node_id)
 
     def start_broker(self, node_id: int) -> None:
         """Bring a stopped or crashed broker back with its old data."""
-        self._act("start_broker", "start", node_id)
+        self._control().start(node_id)
 
     # -- plumbing -----------------------------------------------------------------------------
+    def _control(self) -> BrokerControl:
+        """Who stops and starts brokers here: one code path in the cells, whatever runs the cluster."""
+        return EmbeddedControl(self._embedded) if self._embedded is not None else ComposeControl()
+
     def _minikafka(self, what: str) -> Cluster:
         if self._embedded is None:
             raise MinikafkaOnly(f"{what[0].upper() + what[1:]} is possible only on the embedded minikafka; "
@@ -224,18 +228,44 @@ class ClusterHandle:
                                 f"Skip this cell, or unset {ENV_VAR} to run it on minikafka.")
         return self._embedded
 
-    def _call(self, method: str, what: str, *args: Any) -> Any:
-        fn = getattr(self._minikafka(what), method, None)
-        if fn is None:
-            raise NotImplementedError(f"This minikafka has no Cluster.{method}() yet, so {what} "
-                                      "cannot be shown here.")
-        return fn(*args)
 
-    def _act(self, method: str, compose_command: str, node_id: int) -> None:
-        if self.is_minikafka:
-            self._call(method, f"{method.replace('_', ' ')} {node_id}", node_id)
-        else:
-            compose(compose_command, COMPOSE_SERVICES[node_id])
+class BrokerControl(Protocol):
+    """Stopping and starting one broker of the cluster the notebook talks to."""
+
+    def stop(self, node_id: int) -> None: ...
+
+    def crash(self, node_id: int) -> None: ...
+
+    def start(self, node_id: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class EmbeddedControl:
+    """The embedded minikafka's brokers: the ``Cluster`` stops and starts them in this process."""
+
+    cluster: Cluster
+
+    def stop(self, node_id: int) -> None:
+        self.cluster.stop_broker(node_id)
+
+    def crash(self, node_id: int) -> None:
+        self.cluster.crash_broker(node_id)
+
+    def start(self, node_id: int) -> None:
+        self.cluster.start_broker(node_id)
+
+
+class ComposeControl:
+    """The course's docker compose cluster: ``docker compose stop``, ``kill`` and ``start`` of a service."""
+
+    def stop(self, node_id: int) -> None:
+        compose("stop", COMPOSE_SERVICES[node_id])
+
+    def crash(self, node_id: int) -> None:
+        compose("kill", COMPOSE_SERVICES[node_id])
+
+    def start(self, node_id: int) -> None:
+        compose("start", COMPOSE_SERVICES[node_id])
 
 
 _compose_checked: dict[Path, bool] = {}

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,7 +21,8 @@ from .clock import now_ms
 from .config import BrokerConfig, TopicConfig
 from .controller import Controller
 from .errors import ErrorCode, KafkaError
-from .groups.consumer.group import ConsumerGroup, Heartbeat, HeartbeatResult
+from .groups.consumer.group import ConsumerGroup, HeartbeatResult
+from .groups.consumer.group import Heartbeat as ConsumerHeartbeat
 from .groups.coordinator import GroupCoordinator
 from .groups.group import Group
 from .groups.member import JoinRequest, JoinResult, SyncResult
@@ -39,11 +39,17 @@ from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.throttle import ByteRate
 from .resource_configs import ResourceConfigs
+from .security.acl import AclBinding
+from .security.scram import ScramCredential
 from .share.coordinator import ShareGroupCoordinator
-from .share.manager import SharePartitionManager
+from .share.group import Heartbeat, ShareGroup, ShareMember
+from .share.manager import Fetched, SharePartitionManager
+from .share.partition import AckBatch
+from .share.sessions import ShareSession
 from .share.state_topic import ShareStateTopic
 from .transactions.coordinator import TOPIC as TXN_TOPIC
 from .transactions.coordinator import TransactionCoordinator
+from .transactions.txnlog import TxnMetadata
 from .transactions.verification import add_offset_commit, implicit_adds, verify_offset_commit
 
 log = logging.getLogger("minikafka.broker")
@@ -275,6 +281,10 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
         return await self.groups.commit_transactional(group_id, producer_id, producer_epoch, member_id, instance_id,
                                                       generation_id, commits)
 
+    def describe_transaction(self, transactional_id: str) -> TxnMetadata:
+        """DescribeTransactions: the coordinator's record of the id."""
+        return self.transactions.describe(transactional_id)
+
     def _became_leader(self, part: Partition) -> None:
         part.epochs.assign(part.leader_epoch, part.log_end_offset)
         part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}
@@ -386,6 +396,98 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
         """Whether the group coordinator knows ``group_id`` (a share group may not take it)."""
         return "consumer" if group_id in self.groups.groups else None
 
+    # -- the share-group APIs' port (handlers.ports.SharePort, KIP-932) ---------------------------
+    def share_group_heartbeat(self, group_id: str, member_id: str, member_epoch: int,
+                              subscribed: tuple[str, ...] | None, rack_id: str | None, client_id: str,
+                              client_host: str) -> tuple[ShareMember, bool, int]:
+        hb = Heartbeat(member_id, member_epoch, subscribed, rack_id, client_id, client_host)
+        return self.share_groups.heartbeat(group_id, hb)
+
+    def describe_share_group(self, group_id: str) -> ShareGroup:
+        return self.share_groups.describe(group_id)
+
+    def share_group_start_offsets(self, group_id: str,
+                                  wanted: dict[str, list[int]] | None) -> list[tuple[str, int, int, int]]:
+        """DescribeShareGroupOffsets: the lag runs up to the high watermark of each partition's leader."""
+        def high_watermark(topic: str, index: int) -> int | None:
+            info = self.metadata.topics.get(topic)
+            if info is None or not 0 <= index < len(info.partitions):
+                return None
+            part = self.peers.leader_replica(topic, info.partitions[index])
+            return part.high_watermark if part is not None else None
+        return self.share_groups.start_offsets(group_id, wanted, high_watermark)
+
+    async def open_share_fetch(self, group_id: str, member_id: str, epoch: int, added: set[tuple[str, int]],
+                               forgotten: set[tuple[str, int]], has_acks: bool, connection_id: int) -> ShareSession:
+        return await self.share_partitions.fetch_session(group_id, member_id, epoch, added, forgotten, has_acks,
+                                                         connection_id)
+
+    def share_acknowledge_session(self, group_id: str, member_id: str, epoch: int) -> ShareSession:
+        return self.share_partitions.acknowledge_session(group_id, member_id, epoch)
+
+    async def acknowledge_share_records(self, group_id: str, member_id: str,
+                                        acks: dict[tuple[str, int], list[tuple[int, int, tuple[int, ...]]]]
+                                        ) -> dict[tuple[str, int], KafkaError | None]:
+        batches = {tp: [AckBatch(*b) for b in bs] for tp, bs in acks.items()}
+        return await self.share_partitions.acknowledge(group_id, member_id, batches)
+
+    async def acquire_share_records(self, session: object, max_records: int, max_bytes: int,
+                                    max_wait_s: float, record_limit: bool) -> dict[tuple[str, int], Fetched]:
+        return await self.share_partitions.fetch(self._share_session(session), max_records, max_bytes, max_wait_s,
+                                                 record_limit)
+
+    async def close_share_session(self, session: object) -> None:
+        await self.share_partitions.close(self._share_session(session))
+
+    @staticmethod
+    def _share_session(session: object) -> ShareSession:
+        """The session ``open_share_fetch`` gave: the port types it by a view (the handlers only hand it back)."""
+        assert isinstance(session, ShareSession), session
+        return session
+
+    def share_lock_duration_ms(self, group_id: str) -> int:
+        return int(self.share_partitions.group_config(group_id)["share.record.lock.duration.ms"])
+
+    def topic_name_of(self, topic_id: str) -> str | None:
+        info = self.metadata.topic_by_id(topic_id)
+        return info.name if info is not None else None
+
+    def topic_id_of(self, topic: str) -> str | None:
+        info = self.metadata.topics.get(topic)
+        return info.topic_id if info is not None else None
+
+    def partition_leader(self, topic: str, index: int) -> tuple[int, int] | None:
+        info = self.metadata.topics.get(topic)
+        if info is None or not 0 <= index < len(info.partitions):
+            return None
+        part = info.partitions[index]
+        return part.leader, part.leader_epoch
+
+    def broker_address(self, node_id: int) -> tuple[str, int] | None:
+        return self.metadata.brokers.get(node_id)
+
+    # -- the ACL and SCRAM APIs' ports (handlers.ports.AclsPort, ScramPort): the cluster metadata's records --
+    def acls(self) -> list[AclBinding]:
+        return self.metadata.security.acls()
+
+    def add_acl(self, acl: AclBinding) -> None:
+        self.metadata.security.add_acl(acl)
+
+    def remove_acl(self, acl: AclBinding) -> None:
+        self.metadata.security.remove_acl(acl)
+
+    def scram_credentials(self) -> dict[tuple[str, str], ScramCredential]:
+        return self.metadata.security.credentials()
+
+    def scram_credential(self, user: str, mechanism: str) -> ScramCredential | None:
+        return self.metadata.security.credential(user, mechanism)
+
+    def set_scram_credential(self, user: str, mechanism: str, credential: ScramCredential) -> None:
+        self.metadata.security.set_credential(user, mechanism, credential)
+
+    def remove_scram_credential(self, user: str, mechanism: str) -> None:
+        self.metadata.security.remove_credential(user, mechanism)
+
     # -- the group APIs' ports (handlers.ports: CoordinatorsPort, GroupsPort, ConsumerGroupsPort) ----------
     def group_coordinator(self, group_id: str) -> int:
         return self.groups.coordinator_id(group_id)
@@ -394,18 +496,10 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
         index = self.transactions.partition_of(transactional_id)
         return self.metadata.topics[TXN_TOPIC].partitions[index].leader
 
-    def broker_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+    def listener_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
         if listener is None or listener not in self.metadata.listener_endpoints:
             return self.metadata.brokers.get(node_id)
         return self.metadata.listener_endpoints[listener].get(node_id) if node_id in self.metadata.brokers else None
-
-    def topic_name_of(self, topic_id: uuid.UUID) -> str | None:
-        found = self.metadata.topic_by_id(str(topic_id))
-        return found.name if found is not None else None
-
-    def topic_id_of(self, name: str) -> uuid.UUID | None:
-        topic = self.metadata.topics.get(name)
-        return uuid.UUID(topic.topic_id) if topic is not None else None
 
     def is_share_group(self, group_id: str) -> bool:
         return self.share_groups.is_share_group(group_id)
@@ -465,7 +559,7 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
                                  subscribed_topic_names: tuple[str, ...] | None, subscribed_topic_regex: str | None,
                                  server_assignor: str | None, owned: frozenset[tuple[str, int]] | None,
                                  client_id: str, client_host: str) -> HeartbeatResult:
-        return self.groups.consumer_heartbeat(group_id, Heartbeat(
+        return self.groups.consumer_heartbeat(group_id, ConsumerHeartbeat(
             member_id=member_id, member_epoch=member_epoch, instance_id=instance_id, rack_id=rack_id,
             rebalance_timeout_ms=rebalance_timeout_ms, subscribed_topic_names=subscribed_topic_names,
             subscribed_topic_regex=subscribed_topic_regex, server_assignor=server_assignor, owned=owned,

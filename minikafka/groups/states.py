@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ..state_table import IllegalTransition
+from ..state_table import IllegalTransition, StateTable
 
-__all__ = ["EVENTS", "TRANSITIONS", "GroupState", "IllegalTransition", "next_state"]
+__all__ = ["EVENTS", "TABLE", "TRANSITIONS", "GroupState", "IllegalTransition", "next_state"]
 
 
 class GroupState(str, Enum):
@@ -67,14 +67,5 @@ TRANSITIONS: tuple[tuple[GroupState, str, GroupState], ...] = (
     (STABLE, "static_rejoin", STABLE),
 )
 
-_NEXT: dict[tuple[GroupState, str], GroupState] = {(src, event): dst for src, event, dst in TRANSITIONS}
-assert len(_NEXT) == len(TRANSITIONS), "a (state, event) pair may lead to one state only"
-assert {event for _, event, _ in TRANSITIONS} == set(EVENTS), "every event is documented and used"
-
-
-def next_state(state: GroupState, event: str) -> GroupState:
-    """The state ``event`` leads to from ``state``; IllegalTransition if none."""
-    try:
-        return _NEXT[(state, event)]
-    except KeyError:
-        raise IllegalTransition(f"a group in {state} cannot take event {event!r}") from None
+TABLE = StateTable("a group", TRANSITIONS, EVENTS)
+next_state = TABLE.next

@@ -1,4 +1,5 @@
-"""What the three ACL APIs share: the store, the cluster check, and the wire's int8 enums.
+"""What the three ACL APIs share: the cluster check, the wire's int8 enums, and the base of their
+handler objects, which hold the broker's ``AclsPort``.
 
 Kafka answers them only with an authorizer configured (SECURITY_DISABLED otherwise);
 creating and deleting need ALTER on the cluster, describing needs DESCRIBE.
@@ -10,22 +11,24 @@ import enum
 from typing import Any
 
 from ..errors import ErrorCode
-from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from ..security.store import SecurityRecords
-from .context import RequestContext
+from ..security.acl import Operation
+from .ports import AclsPort, Caller
 
 NO_AUTHORIZER = "No Authorizer is configured."
 
 
-def store(ctx: RequestContext) -> SecurityRecords:
-    return ctx.broker.metadata.security
+class AclsHandler:
+    """An ACL API's handler, constructed by the registry with the broker's ACLs port."""
+
+    def __init__(self, acls: AclsPort) -> None:
+        self.acls = acls
 
 
-def refusal(ctx: RequestContext, operation: Operation) -> tuple[ErrorCode, str] | None:
+def refusal(caller: Caller, operation: Operation) -> tuple[ErrorCode, str] | None:
     """Why the whole request is refused, or None."""
-    if ctx.authorizer is None:
+    if caller.authorizer is None:
         return ErrorCode.security_disabled, NO_AUTHORIZER
-    if not ctx.allowed(operation, ResourceType.CLUSTER, CLUSTER_NAME):
+    if not caller.allowed_cluster(operation):
         return ErrorCode.cluster_authorization_failed, f"Not authorized to {operation.name} the cluster's ACLs."
     return None
 

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ErrorCode
-from ..security.acl import CLUSTER_NAME, OPERATIONS
+from ..security.acl import CLUSTER_NAME
 from ..security.acl import Operation as Op
 from ..security.acl import ResourceType as Res
 from .context import RequestContext
+from .ports import NOT_REQUESTED as NOT_REQUESTED  # re-exported: the old-style describe handlers use it
 
 Rule = Callable[..., "ErrorCode | None"]  # (ctx, request)
 
@@ -133,21 +134,11 @@ def refusal(ctx: RequestContext, request: Any) -> ErrorCode | None:
     return rule(ctx, request) if rule is not None else None
 
 
-NOT_REQUESTED = -(2**31)  # KIP-430: the client did not ask for authorized operations
-
-
 def requested_group_operations(ctx: RequestContext, request: Any, group_id: str) -> int:
     """KIP-430 for one group of a describe request: its operations if the client asked, else NOT_REQUESTED."""
-    if not request.include_authorized_operations:
-        return NOT_REQUESTED
-    return authorized_operations(ctx, Res.GROUP, group_id)
+    return ctx.caller.requested_operations(request.include_authorized_operations, Res.GROUP, group_id)
 
 
 def authorized_operations(ctx: RequestContext, resource_type: Res, name: str = CLUSTER_NAME) -> int:
-    """KIP-430's bit field of what the principal may do to a resource (everything without ACLs)."""
-    bits = 0
-    for op in OPERATIONS[resource_type]:
-        if ctx.allowed(op, resource_type, name):
-            bits |= 1 << int(op)
-    return bits
-
+    """KIP-430's bit field of what the principal may do to a resource (``Caller.authorized_operations``)."""
+    return ctx.caller.authorized_operations(resource_type, name)

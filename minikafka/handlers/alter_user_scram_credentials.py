@@ -21,10 +21,9 @@ from kio.schema.alter_user_scram_credentials.v0.request import (
 )
 
 from ..errors import ErrorCode, KafkaError
-from ..security.acl import CLUSTER_NAME, Operation, ResourceType
+from ..security.acl import Operation
 from ..security.scram import BY_CODE, MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
-from ._acls import store
-from .context import RequestContext, Response
+from .ports import Caller, Response, ScramPort
 
 Change = ScramCredentialDeletion | ScramCredentialUpsertion
 TWICE = "A user credential cannot be altered twice in the same request"
@@ -48,53 +47,54 @@ def _check_upsertion(u: ScramCredentialUpsertion) -> None:
         raise KafkaError(ErrorCode.unacceptable_credential, "Salt and salted password must not be empty")
 
 
-def _check_deletion(ctx: RequestContext, d: ScramCredentialDeletion) -> None:
-    mechanism = _mechanism(d.name, d.mechanism)
-    if store(ctx).credential(d.name, mechanism.name) is None:
-        raise KafkaError(ErrorCode.resource_not_found, "Attempt to delete a user credential that does not exist")
+def _result(caller: Caller, user: str, code: ErrorCode = ErrorCode.none, message: str | None = None) -> Any:
+    return caller.make("AlterUserScramCredentialsResult", user=user, error_code=code, error_message=message)
 
 
-def _plan(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> tuple[dict, dict]:
-    """(user -> accepted change, user -> KafkaError); a user named twice fails as a whole."""
-    changes: dict[str, object] = {}
-    errors: dict[str, KafkaError] = {}
-    checks: list[tuple[Change, Callable[[Any], None]]] = [
-        *((d, lambda d: _check_deletion(ctx, d)) for d in request.deletions),
-        *((u, _check_upsertion) for u in request.upsertions)]
-    for change, check in checks:
-        if change.name in errors:
-            continue
-        if changes.pop(change.name, None) is not None:
-            errors[change.name] = KafkaError(ErrorCode.duplicate_resource, TWICE)
-            continue
-        try:
-            check(change)
-            changes[change.name] = change
-        except KafkaError as e:
-            errors[change.name] = e
-    return changes, errors
+class AlterUserScramCredentials:
+    def __init__(self, scram: ScramPort) -> None:
+        self.scram = scram
 
+    async def handle(self, caller: Caller, request: AlterUserScramCredentialsRequest) -> Response:
+        users = list(dict.fromkeys([d.name for d in request.deletions] + [u.name for u in request.upsertions]))
+        if not caller.allowed_cluster(Operation.ALTER):
+            return caller.respond(results=tuple(_result(caller, u, ErrorCode.cluster_authorization_failed,
+                                                        "Not authorized to alter SCRAM credentials.") for u in users))
+        changes, errors = self._plan(request)
+        for change in changes.values():
+            self._apply(change)
+        return caller.respond(results=tuple(_result(caller, u) if u in changes else
+                                            _result(caller, u, errors[u].code, errors[u].message) for u in users))
 
-def _apply(ctx: RequestContext, change: Change) -> None:
-    mechanism = BY_CODE[change.mechanism]
-    if isinstance(change, ScramCredentialUpsertion):
-        credential = mechanism.credential(bytes(change.salted_password), bytes(change.salt), change.iterations)
-        store(ctx).set_credential(change.name, mechanism.name, credential)
-    else:
-        store(ctx).remove_credential(change.name, mechanism.name)
+    def _check_deletion(self, d: ScramCredentialDeletion) -> None:
+        mechanism = _mechanism(d.name, d.mechanism)
+        if self.scram.scram_credential(d.name, mechanism.name) is None:
+            raise KafkaError(ErrorCode.resource_not_found, "Attempt to delete a user credential that does not exist")
 
+    def _plan(self, request: AlterUserScramCredentialsRequest) -> tuple[dict[str, Change], dict[str, KafkaError]]:
+        """(user -> accepted change, user -> KafkaError); a user named twice fails as a whole."""
+        changes: dict[str, Change] = {}
+        errors: dict[str, KafkaError] = {}
+        checks: list[tuple[Change, Callable[[Any], None]]] = [
+            *((d, self._check_deletion) for d in request.deletions),
+            *((u, _check_upsertion) for u in request.upsertions)]
+        for change, check in checks:
+            if change.name in errors:
+                continue
+            if changes.pop(change.name, None) is not None:
+                errors[change.name] = KafkaError(ErrorCode.duplicate_resource, TWICE)
+                continue
+            try:
+                check(change)
+                changes[change.name] = change
+            except KafkaError as e:
+                errors[change.name] = e
+        return changes, errors
 
-def _result(ctx: RequestContext, user: str, code: ErrorCode = ErrorCode.none, message: str | None = None) -> Any:
-    return ctx.make("AlterUserScramCredentialsResult", user=user, error_code=code, error_message=message)
-
-
-async def handle(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> Response:
-    users = list(dict.fromkeys([d.name for d in request.deletions] + [u.name for u in request.upsertions]))
-    if not ctx.allowed(Operation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
-        return ctx.respond(results=tuple(_result(ctx, u, ErrorCode.cluster_authorization_failed,
-                                                 "Not authorized to alter SCRAM credentials.") for u in users))
-    changes, errors = _plan(ctx, request)
-    for change in changes.values():
-        _apply(ctx, change)
-    return ctx.respond(results=tuple(_result(ctx, u) if u in changes else
-                                     _result(ctx, u, errors[u].code, errors[u].message) for u in users))
+    def _apply(self, change: Change) -> None:
+        mechanism = BY_CODE[change.mechanism]
+        if isinstance(change, ScramCredentialUpsertion):
+            credential = mechanism.credential(bytes(change.salted_password), bytes(change.salt), change.iterations)
+            self.scram.set_scram_credential(change.name, mechanism.name, credential)
+        else:
+            self.scram.remove_scram_credential(change.name, mechanism.name)

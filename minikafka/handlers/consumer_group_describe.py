@@ -8,6 +8,7 @@ GROUP_ID_NOT_FOUND; admin clients then ask DescribeGroups, as they do with Kafka
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,8 +16,8 @@ from kio.schema.consumer_group_describe.v1.request import ConsumerGroupDescribeR
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
-from ._groups import NOT_REQUESTED, ConsumerGroupHandler, authorized_operations
-from .ports import Caller, ConsumerGroup, ConsumerMember, Response
+from ._groups import ConsumerGroupHandler
+from .ports import NOT_REQUESTED, Caller, ConsumerGroupView, ConsumerMemberView, Response
 
 CLASSIC_MEMBER, CONSUMER_MEMBER = 0, 1  # MemberType (v1): a classic member joined with JoinGroup (KIP-848 migration)
 
@@ -33,7 +34,8 @@ def error_response(caller: Caller, request: ConsumerGroupDescribeRequest, code: 
 class ConsumerGroupDescribe(ConsumerGroupHandler):
     async def handle(self, caller: Caller, request: ConsumerGroupDescribeRequest) -> Response:
         return caller.respond(groups=tuple(
-            self._described(caller, g, authorized_operations(caller, g, request.include_authorized_operations))
+            self._described(caller, g, caller.requested_operations(request.include_authorized_operations,
+                                                                   ResourceType.GROUP, g))
             for g in request.group_ids))
 
     def _described(self, caller: Caller, group_id: str, operations: int) -> Any:
@@ -51,7 +53,7 @@ class ConsumerGroupDescribe(ConsumerGroupHandler):
                            members=tuple(self._member(caller, group, m) for m in group.members.values()),
                            authorized_operations=operations)
 
-    def _member(self, caller: Caller, group: ConsumerGroup, m: ConsumerMember) -> Any:
+    def _member(self, caller: Caller, group: ConsumerGroupView, m: ConsumerMemberView) -> Any:
         return caller.make("Member", member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
                            member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
                            subscribed_topic_names=m.subscribed_topic_names,
@@ -66,5 +68,5 @@ class ConsumerGroupDescribe(ConsumerGroupHandler):
             by_topic.setdefault(topic, []).append(index)
         ids = {t: self.groups.topic_id_of(t) for t in by_topic}
         return caller.make("Assignment", topic_partitions=tuple(
-            caller.make("TopicPartitions", topic_id=ids[t], topic_name=t, partitions=tuple(ps))
-            for t, ps in by_topic.items() if ids[t] is not None))
+            caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), topic_name=t, partitions=tuple(ps))
+            for t, ps in by_topic.items() if (topic_id := ids[t]) is not None))

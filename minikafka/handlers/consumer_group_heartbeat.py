@@ -54,7 +54,7 @@ class ConsumerGroupHeartbeat(ConsumerGroupHandler):
             return None
         out: set[tuple[str, int]] = set()
         for t in request.topic_partitions:
-            name = self.groups.topic_name_of(t.topic_id) if t.topic_id else None
+            name = self.groups.topic_name_of(str(t.topic_id)) if t.topic_id else None
             if name is not None:
                 out |= {(name, p) for p in t.partitions}
         return frozenset(out)
@@ -65,5 +65,5 @@ class ConsumerGroupHeartbeat(ConsumerGroupHandler):
             by_topic.setdefault(topic, []).append(index)
         ids = {t: self.groups.topic_id_of(t) for t in by_topic}
         return caller.make("Assignment", topic_partitions=tuple(
-            caller.make("TopicPartitions", topic_id=ids[t], partitions=tuple(ps))
-            for t, ps in by_topic.items() if ids[t] is not None))
+            caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), partitions=tuple(ps))
+            for t, ps in by_topic.items() if (topic_id := ids[t]) is not None))

@@ -16,7 +16,7 @@ from kio.schema.create_acls.v3.request import AclCreation, CreateAclsRequest
 from ..errors import ErrorCode
 from ..security.acl import AclBinding, InvalidAcl, Operation, PatternType, Permission, ResourceType
 from . import _acls
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 
 def _binding(c: AclCreation) -> AclBinding:
@@ -25,20 +25,20 @@ def _binding(c: AclCreation) -> AclBinding:
                       _acls.as_enum(Operation, c.operation), _acls.as_enum(Permission, c.permission_type))
 
 
-def _create(ctx: RequestContext, creation: AclCreation) -> Any:
-    try:
-        binding = _binding(creation)
-        binding.validate()
-    except InvalidAcl as e:
-        return ctx.make("AclCreationResult", error_code=ErrorCode.invalid_request, error_message=str(e))
-    _acls.store(ctx).add_acl(binding)
-    return ctx.make("AclCreationResult", error_code=ErrorCode.none, error_message=None)
+class CreateAcls(_acls.AclsHandler):
+    async def handle(self, caller: Caller, request: CreateAclsRequest) -> Response:
+        refused = _acls.refusal(caller, Operation.ALTER)
+        if refused is not None:
+            code, message = refused
+            return caller.respond(results=tuple(caller.make("AclCreationResult", error_code=code,
+                                                            error_message=message) for _ in request.creations))
+        return caller.respond(results=tuple(self._create(caller, c) for c in request.creations))
 
-
-async def handle(ctx: RequestContext, request: CreateAclsRequest) -> Response:
-    refused = _acls.refusal(ctx, Operation.ALTER)
-    if refused is not None:
-        code, message = refused
-        return ctx.respond(results=tuple(ctx.make("AclCreationResult", error_code=code, error_message=message)
-                                         for _ in request.creations))
-    return ctx.respond(results=tuple(_create(ctx, c) for c in request.creations))
+    def _create(self, caller: Caller, creation: AclCreation) -> Any:
+        try:
+            binding = _binding(creation)
+            binding.validate()
+        except InvalidAcl as e:
+            return caller.make("AclCreationResult", error_code=ErrorCode.invalid_request, error_message=str(e))
+        self.acls.add_acl(binding)
+        return caller.make("AclCreationResult", error_code=ErrorCode.none, error_message=None)

@@ -16,7 +16,7 @@ from kio.schema.describe_acls.v3.request import DescribeAclsRequest
 from ..errors import ErrorCode
 from ..security.acl import AclBinding, AclFilter, Operation, PatternType, Permission, ResourceType
 from . import _acls
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 
 def acl_filter(f: DescribeAclsRequest | DeleteAclsFilter) -> AclFilter:
@@ -26,23 +26,24 @@ def acl_filter(f: DescribeAclsRequest | DeleteAclsFilter) -> AclFilter:
                      _acls.as_enum(Operation, f.operation), _acls.as_enum(Permission, f.permission_type))
 
 
-def _resources(ctx: RequestContext, acls: Iterable[AclBinding]) -> tuple[Any, ...]:
+def _resources(caller: Caller, acls: Iterable[AclBinding]) -> tuple[Any, ...]:
     groups: dict[tuple, list] = {}
     for acl in sorted(acls, key=lambda a: (a.resource_type, a.name, a.pattern, a.principal, a.host)):
         groups.setdefault((acl.resource_type, acl.name, acl.pattern), []).append(
-            ctx.make("AclDescription", principal=acl.principal, host=acl.host, operation=int(acl.operation),
-                     permission_type=int(acl.permission)))
-    return tuple(ctx.make("DescribeAclsResource", resource_type=int(t), resource_name=n, pattern_type=int(p),
-                          acls=tuple(descriptions)) for (t, n, p), descriptions in groups.items())
+            caller.make("AclDescription", principal=acl.principal, host=acl.host, operation=int(acl.operation),
+                        permission_type=int(acl.permission)))
+    return tuple(caller.make("DescribeAclsResource", resource_type=int(t), resource_name=n, pattern_type=int(p),
+                             acls=tuple(descriptions)) for (t, n, p), descriptions in groups.items())
 
 
-async def handle(ctx: RequestContext, request: DescribeAclsRequest) -> Response:
-    refused = _acls.refusal(ctx, Operation.DESCRIBE)
-    if refused is not None:
-        return ctx.respond(error_code=refused[0], error_message=refused[1], resources=())
-    wanted = acl_filter(request)
-    problem = wanted.problem()
-    if problem is not None:
-        return ctx.respond(error_code=ErrorCode.invalid_request, error_message=problem, resources=())
-    found = [acl for acl in _acls.store(ctx).acls() if wanted.matches(acl)]
-    return ctx.respond(error_code=ErrorCode.none, error_message=None, resources=_resources(ctx, found))
+class DescribeAcls(_acls.AclsHandler):
+    async def handle(self, caller: Caller, request: DescribeAclsRequest) -> Response:
+        refused = _acls.refusal(caller, Operation.DESCRIBE)
+        if refused is not None:
+            return caller.respond(error_code=refused[0], error_message=refused[1], resources=())
+        wanted = acl_filter(request)
+        problem = wanted.problem()
+        if problem is not None:
+            return caller.respond(error_code=ErrorCode.invalid_request, error_message=problem, resources=())
+        found = [acl for acl in self.acls.acls() if wanted.matches(acl)]
+        return caller.respond(error_code=ErrorCode.none, error_message=None, resources=_resources(caller, found))

@@ -15,14 +15,14 @@ from kio.schema.describe_groups.v6.request import DescribeGroupsRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
-from ._groups import NOT_REQUESTED, GroupHandler, authorized_operations
-from .ports import Caller, ClassicGroup, ClassicMember, Response
+from ._groups import GroupHandler
+from .ports import NOT_REQUESTED, Caller, ClassicGroupView, ClassicMemberView, Response
 
 STABLE = "Stable"
 NOT_FOUND_SINCE = 6
 
 
-def _member(caller: Caller, group: ClassicGroup, m: ClassicMember) -> Any:
+def _member(caller: Caller, group: ClassicGroupView, m: ClassicMemberView) -> Any:
     stable = str(group.state) == STABLE
     return caller.make("DescribedGroupMember", member_id=m.member_id, group_instance_id=m.group_instance_id,
                        client_id=m.client_id, client_host=m.client_host,
@@ -36,7 +36,7 @@ class DescribeGroups(GroupHandler):
         return caller.respond(groups=tuple(self._described(caller, g, wants) for g in request.groups))
 
     def _described(self, caller: Caller, group_id: str, wants_operations: bool) -> Any:
-        operations = authorized_operations(caller, group_id, wants_operations)
+        operations = caller.requested_operations(wants_operations, ResourceType.GROUP, group_id)
         try:
             if not caller.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
                 raise KafkaError(ErrorCode.group_authorization_failed)

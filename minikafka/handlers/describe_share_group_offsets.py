@@ -18,39 +18,31 @@ from kio.schema.describe_share_group_offsets.v1.request import (
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
-from ._share import by_topic, topic_id
-from .context import RequestContext, Response
+from . import _share
+from .ports import Caller, Response
 
 
-def _high_watermark(ctx: RequestContext, topic: str, index: int) -> int | None:
-    info = ctx.broker.metadata.topics.get(topic)
-    if info is None or not 0 <= index < len(info.partitions):
-        return None
-    part = ctx.broker.peers.leader_replica(topic, info.partitions[index])
-    return part.high_watermark if part is not None else None
+class DescribeShareGroupOffsets(_share.ShareHandler):
+    async def handle(self, caller: Caller, request: DescribeShareGroupOffsetsRequest) -> Response:
+        return caller.respond(groups=tuple(self._group(caller, g) for g in request.groups))
+
+    def _group(self, caller: Caller, g: DescribeShareGroupOffsetsRequestGroup) -> Any:
+        wanted: dict[str, list[int]] | None = (
+            None if g.topics is None else {t.topic_name: list(t.partitions) for t in g.topics})
+        try:
+            if not caller.allowed(Operation.DESCRIBE, ResourceType.GROUP, g.group_id):
+                raise KafkaError(ErrorCode.group_authorization_failed)
+            rows = self.share.share_group_start_offsets(g.group_id, wanted)
+        except KafkaError as e:
+            return caller.make("DescribeShareGroupOffsetsResponseGroup", group_id=g.group_id, topics=(),
+                               error_code=e.code, error_message=e.message)
+        topics = tuple(caller.make("DescribeShareGroupOffsetsResponseTopic", topic_name=t, topic_id=self.topic_id(t),
+                                   partitions=tuple(_partition(caller, i, start, lag) for i, (start, lag) in parts))
+                       for t, parts in _share.by_topic({(t, i): (start, lag) for t, i, start, lag in rows}).items())
+        return caller.make("DescribeShareGroupOffsetsResponseGroup", group_id=g.group_id, topics=topics,
+                           error_code=ErrorCode.none)
 
 
-def _partition(ctx: RequestContext, index: int, start: int, lag: int) -> Any:
-    return ctx.make("DescribeShareGroupOffsetsResponsePartition", partition_index=index, start_offset=start,
-                    leader_epoch=-1, lag=lag, error_code=ErrorCode.none)
-
-
-def _group(ctx: RequestContext, g: DescribeShareGroupOffsetsRequestGroup) -> Any:
-    wanted: dict[str, list[int]] | None = (
-        None if g.topics is None else {t.topic_name: list(t.partitions) for t in g.topics})
-    try:
-        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g.group_id):
-            raise KafkaError(ErrorCode.group_authorization_failed)
-        rows = ctx.broker.share_groups.start_offsets(g.group_id, wanted, lambda t, i: _high_watermark(ctx, t, i))
-    except KafkaError as e:
-        return ctx.make("DescribeShareGroupOffsetsResponseGroup", group_id=g.group_id, topics=(), error_code=e.code,
-                        error_message=e.message)
-    topics = tuple(ctx.make("DescribeShareGroupOffsetsResponseTopic", topic_name=t, topic_id=topic_id(ctx, t),
-                            partitions=tuple(_partition(ctx, i, start, lag) for i, (start, lag) in parts))
-                   for t, parts in by_topic({(t, i): (start, lag) for t, i, start, lag in rows}).items())
-    return ctx.make("DescribeShareGroupOffsetsResponseGroup", group_id=g.group_id, topics=topics,
-                    error_code=ErrorCode.none)
-
-
-async def handle(ctx: RequestContext, request: DescribeShareGroupOffsetsRequest) -> Response:
-    return ctx.respond(groups=tuple(_group(ctx, g) for g in request.groups))
+def _partition(caller: Caller, index: int, start: int, lag: int) -> Any:
+    return caller.make("DescribeShareGroupOffsetsResponsePartition", partition_index=index, start_offset=start,
+                       leader_epoch=-1, lag=lag, error_code=ErrorCode.none)

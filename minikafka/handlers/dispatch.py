@@ -5,22 +5,21 @@ server module feeds it from sockets, and tests and the fuzzer can feed it direct
 It finds the API in the table (``protocol.apis``), decodes the request for the
 negotiated version and lifts it to the newest version's class (fields an old version
 lacks take Kafka's schema defaults, so a handler reads one typed request and probes no
-attributes), applies the broker's injected faults (``minikafka.faults``) once
-for every API, and calls the API's handler, declared with its optional hooks in
-``registry.HANDLERS``. It builds the request's ``ports.Caller`` once; a converted API's handler
-(a ``PortHandler`` row, built once per dispatcher from the broker's ports) gets
-``handle(caller, request)``, every other one still ``handle(ctx, request)`` with a
-``RequestContext`` (issue 27's transition; see ``registry``).
+attributes), passes it through the chain of steps every request takes (``middleware``:
+injected faults, the SASL gate, injected errors, the request-wide ACL checks), and calls
+the API's handler, declared with its optional hooks in ``registry.HANDLERS``. It builds
+the request's ``ports.Caller`` once; a converted API's handler (a ``PortHandler`` row,
+built once per dispatcher from the broker's ports) gets ``handle(caller, request)``, every
+other one still ``handle(ctx, request)`` with a ``RequestContext`` (issue 27's transition;
+see ``registry``).
 
-On a secured broker two gates come first, also once for every API: a connection of a
-SASL listener must authenticate before anything else (``security.sasl``), and the
-request-wide ACL checks of ``_authorize`` answer a denied request with its error
-(per-topic and per-group checks live in each handler, as in Kafka's KafkaApis).
+On a SASL listener the gate's verdict is taken from the frame's header before anything is
+decoded (``security.sasl``): a request that must close the connection closes it at once,
+one that must be refused is answered by the chain's ``SaslGate``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import dataclasses
 
@@ -31,9 +30,10 @@ from ..protocol import codec
 from ..protocol.apis import API_TABLE, BY_KEY
 from ..security.authorizer import Authorizer
 from ..security.sasl import Session, Verdict
-from . import _authorize
+from . import middleware
 from .api_versions import unsupported_version_answer
 from .context import RequestContext
+from .middleware import Call
 from .ports import Caller
 from .registry import HANDLERS, Handler, PortHandler, Row, Served
 
@@ -71,6 +71,14 @@ def _error_response(ctx: RequestContext, caller: Caller, request: object, code: 
     return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
 
 
+def _refusal(call: Call, code: ErrorCode) -> object:
+    return _error_response(call.ctx, call.caller, call.request, code)
+
+
+def _empty_refusal(call: Call, code: ErrorCode) -> object:
+    return codec.error_answer(codec.response_class(call.caller.api_key, call.caller.api_version), code)
+
+
 def _sasl_gate(session: Session | None, api_key: int, version_supported: bool) -> ErrorCode | None:
     """ILLEGAL_SASL_STATE when the request must be refused (and the connection closed after),
     DropConnection when it must be closed at once, None when the request may go on."""
@@ -90,12 +98,24 @@ class RequestDispatcher:
     def __init__(self, broker: Broker, authorizer: Authorizer | None = None) -> None:
         self.broker = broker
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
-        self.faults = Faults(can_inject_error)
+        self.faults = Faults(can_inject_error)  # also builds the chain every request passes (``middleware``)
         # the converted APIs' handlers, each given the broker's ports (mypy checks Broker provides them)
         self.served: dict[int, Served] = {key: row.make(broker) for key, row in HANDLERS.items()
                                           if isinstance(row, PortHandler)}
         self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
         self.versions: collections.Counter[tuple[int, int]] = collections.Counter()  # (API key, version) -> answered
+
+    @property
+    def faults(self) -> Faults:
+        """The faults injected into this broker's answers (kept across a restart by ``Cluster``)."""
+        return self._faults
+
+    @faults.setter
+    def faults(self, faults: Faults) -> None:
+        self._faults = faults
+        # every request passes these steps, outermost first, before its handler
+        self.middleware = middleware.standard(faults, self.authorizer, _refusal, _empty_refusal)
+        self._chain = middleware.chain(self.middleware, self._handle)
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
                            session: Session | None = None) -> bytes | None:
@@ -116,27 +136,17 @@ class RequestDispatcher:
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported "
                                          f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
-        request = lift(api_key, decoded)
         ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
-        caller = ctx.caller
-        self.requests[(api.name, caller.client_id)] += 1
+        call = Call(ctx.caller, ctx, lift(api_key, decoded), refused)
+        self.requests[(api.name, call.caller.client_id)] += 1
         self.versions[(api_key, version)] += 1
-        injected = self.faults.take_error(api_key) if refused is None else None
-        if injected is None and refused is None and self.authorizer is not None:
-            injected = _authorize.refusal(ctx, request)
-        if refused is not None:  # an empty answer: nothing (not even topic names) before authentication
-            response = codec.error_answer(codec.response_class(api_key, version), refused)
-        elif injected is not None:
-            response = _error_response(ctx, caller, request, injected)
-        else:
-            response = await self.answer(ctx, caller, request)
-        if self.faults.latency_ms:
-            await asyncio.sleep(self.faults.latency_ms / 1000)
-        if self.faults.take_drop(api_key):
-            raise DropConnection(f"fault injection: dropped the {api.name} response")
+        response = await self._chain(call)
         if response is None:
             return None
         return codec.encode_response(correlation_id, response)
+
+    async def _handle(self, call: Call) -> object:
+        return await self.answer(call.ctx, call.caller, call.request)
 
     async def answer(self, ctx: RequestContext, caller: Caller, request: object) -> object:
         """The handler's answer, no gate or fault applied: a converted API's from its ports and the caller,

@@ -63,7 +63,7 @@ class FindCoordinator:
         try:
             _authorize(caller, key, key_type)
             leader = self._leader(key, key_type)
-            address = self.coordinators.broker_address(leader, caller.listener)
+            address = self.coordinators.listener_address(leader, caller.listener)
             if address is None:
                 raise KafkaError(ErrorCode.coordinator_not_available,
                                  f"The coordinator of {key!r} (broker {leader}) is not available right now.")

@@ -79,7 +79,7 @@ class OffsetCommit(GroupHandler):
         if caller.api_version < TOPIC_IDS_SINCE:
             return str(topic.name)
         topic_id = given(topic.topic_id)
-        return None if topic_id is None else self.groups.topic_name_of(topic_id)
+        return None if topic_id is None else self.groups.topic_name_of(str(topic_id))
 
     async def _results(self, caller: Caller, request: Request, commits: list[TxnOffset]) -> Results:
         try:

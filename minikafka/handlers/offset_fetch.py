@@ -115,7 +115,7 @@ class OffsetFetch(GroupHandler):
         unknown: list[Row] = []
         for t in group.topics:  # v10: topic ids
             topic_id = given(t.topic_id)
-            name = None if topic_id is None else self.groups.topic_name_of(topic_id)
+            name = None if topic_id is None else self.groups.topic_name_of(str(topic_id))
             if name is None:
                 unknown += [(str(t.topic_id or ZERO), p, None, ErrorCode.unknown_topic_id) for p in t.partition_indexes]
             else:
@@ -149,7 +149,7 @@ class OffsetFetch(GroupHandler):
                 return uuid.UUID(topic)
             except ValueError:
                 return ZERO  # a committed topic since deleted: no id, left out
-        return found
+        return uuid.UUID(found)
 
     def _answer(self, caller: Caller, group: Group, require_stable: bool) -> Any:
         rows, code = self._rows(caller, group, require_stable)

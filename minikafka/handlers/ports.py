@@ -4,39 +4,50 @@ Issue 27 moves the handlers off ``RequestContext.broker`` (the whole ``Broker``,
 locator) onto two things:
 
 - ``Caller``: who sent the request (principal, client host and id, listener, connection),
-  at which API version, with the ACL checks (``allowed``) and the builders of the answer
-  for that version (``respond``, ``make``, ``has``). It holds no broker.
+  at which API version, with the ACL checks every handler asks (``allowed``, ``allowed_any``,
+  ``allowed_cluster``, and KIP-430's ``authorized_operations``) and the builders of the
+  answer for that version (``respond``, ``make``, ``has``). It holds no broker.
 - small ``typing.Protocol`` ports, one per family of APIs: what those handlers may ask of
   the broker, and nothing else. ``Broker`` implements them structurally (it never imports
-  this module: the handlers floor sits above it). mypy checks it where dispatch builds the
-  handlers from the broker (``PortHandler.make`` takes a ``Ports``); each family's handler tests
-  (``tests/transactions/test_txn_handlers.py``, ``tests/admin/test_config_handlers.py``,
-  ``tests/groups/test_group_handlers.py``) compare signatures and use tiny fakes instead.
+  this module: the handlers floor sits above it); ``dispatch`` builds each handler with the
+  broker as ``Ports``, which makes mypy check it, and the handler tests use tiny fakes instead.
 
 The module lives in ``handlers/`` (not a new package) because ``minikafka.api`` is already
 the course's public surface of the broker. It imports only the wire codec, errors and the
-ACL types, so a converted handler that imports it stays clear of the broker (an
-import-linter contract in pyproject.toml says so). Ports so far: ``TransactionsPort`` (the
-five transaction APIs), ``ConfigsPort`` (DescribeConfigs, AlterConfigs,
-IncrementalAlterConfigs), ``CoordinatorsPort`` (FindCoordinator), ``GroupsPort`` (the classic
-group APIs and the committed-offset APIs) and ``ConsumerGroupsPort`` (KIP-848's two APIs), both
-with ``TopicIdsPort``. What a port hands back is plain data or a read-only ``Protocol`` the
-coordinator's own objects satisfy (``Joined``, ``ClassicGroup``...), so no handler imports
-``groups``. Next: topics, share groups, ACLs, the cluster view.
+ACL types (and ``security.scram``'s credential), so a converted handler that imports it
+stays clear of the broker (an import-linter contract in pyproject.toml says so). What a
+port returns that a handler reads field by field (a share group's members, a transaction's
+record, a group) is declared here as a read-only ``Protocol`` view, which the broker's own
+dataclasses match; the handlers never import ``share/``, ``groups/`` or ``transactions/``. Ports so far:
+
+- ``TransactionsPort``: the five transaction APIs and DescribeTransactions;
+- ``ConfigsPort``: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs;
+- ``SharePort``: ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
+  DescribeShareGroupOffsets (KIP-932), with the few metadata facts their answers carry;
+- ``AclsPort``: DescribeAcls, CreateAcls, DeleteAcls;
+- ``ScramPort``: DescribeUserScramCredentials, AlterUserScramCredentials (KIP-554);
+- ``CoordinatorsPort``: FindCoordinator;
+- ``GroupsPort``: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups,
+  DeleteGroups (the classic group APIs) and OffsetCommit, OffsetFetch, OffsetDelete;
+- ``ConsumerGroupsPort``: ConsumerGroupHeartbeat, ConsumerGroupDescribe (KIP-848);
+- ``TopicIdsPort`` (topic ids as text), shared by ``SharePort``, ``GroupsPort`` and ``ConsumerGroupsPort``.
+
+Next: topics, the cluster view.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Collection, Mapping
+import enum
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from ..errors import ErrorCode
+from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
-from ..security.acl import Operation, ResourceType
+from ..security.acl import CLUSTER_NAME, OPERATIONS, AclBinding, Operation, ResourceType
 from ..security.authorizer import Authorizer
+from ..security.scram import ScramCredential
 
 ANONYMOUS = "User:ANONYMOUS"  # the principal of an unauthenticated connection (as security.sasl)
 
@@ -50,6 +61,8 @@ Described = tuple[str, str | None, int, int, bool, str, tuple[tuple[str, str | N
 
 # One offset a transaction commits for a group: (topic, partition, offset, leader epoch, metadata).
 TxnOffset = tuple[str, int, int, int, str]
+
+NOT_REQUESTED = -(2**31)  # KIP-430's authorized operations when the client did not ask for them
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +107,46 @@ class Caller:
             return True
         return self.authorizer.authorize_any(self.principal, self.client_host, operation, resource_type)
 
+    def allowed_cluster(self, operation: Operation) -> bool:
+        """Whether this request's principal may do ``operation`` on the cluster (the admin APIs' check)."""
+        return self.allowed(operation, ResourceType.CLUSTER, CLUSTER_NAME)
+
+    def authorized_operations(self, resource_type: ResourceType, name: str = CLUSTER_NAME) -> int:
+        """KIP-430's bit field of what the principal may do to a resource (everything without ACLs)."""
+        bits = 0
+        for op in OPERATIONS[resource_type]:
+            if self.allowed(op, resource_type, name):
+                bits |= 1 << int(op)
+        return bits
+
+    def requested_operations(self, asked: bool, resource_type: ResourceType, name: str = CLUSTER_NAME) -> int:
+        """KIP-430 for one resource of a describe request: its operations if the client ``asked``, else
+        NOT_REQUESTED."""
+        return self.authorized_operations(resource_type, name) if asked else NOT_REQUESTED
+
+
+class TransactionView(Protocol):
+    """One transactional id as its coordinator keeps it (``transactions.txnlog.TxnMetadata`` is one)."""
+
+    @property
+    def transactional_id(self) -> str: ...
+    @property
+    def producer_id(self) -> int: ...
+    @property
+    def producer_epoch(self) -> int: ...
+    @property
+    def timeout_ms(self) -> int: ...
+    @property
+    def state(self) -> enum.Enum:
+        """Its state; the member's name (PREPARE_COMMIT) is the wire's in capitalised words (PrepareCommit)."""
+        ...
+    @property
+    def partitions(self) -> set[tuple[str, int]]: ...
+    @property
+    def start_ms(self) -> int:
+        """When the open transaction started (ms since the epoch); -1: none is open."""
+        ...
+
 
 class TransactionsPort(Protocol):
     """What the transaction APIs ask (KIP-98, KIP-890): the transaction coordinator this broker
@@ -129,6 +182,11 @@ class TransactionsPort(Protocol):
         partition to the transaction itself (where the cluster runs transaction protocol v2)."""
         ...
 
+    def describe_transaction(self, transactional_id: str) -> TransactionView:
+        """DescribeTransactions (KIP-664): what the coordinator knows of the id; TRANSACTIONAL_ID_NOT_FOUND,
+        NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS as ``KafkaError``."""
+        ...
+
 
 class ConfigsPort(Protocol):
     """What the config APIs ask of a broker (``minikafka.resource_configs``): a resource is a topic (2),
@@ -148,6 +206,175 @@ class ConfigsPort(Protocol):
         ...
 
 
+# -- share groups (KIP-932) ----------------------------------------------------------------------
+
+SharePartition = tuple[str, int]  # (topic name, partition index)
+# One acknowledgement batch of a share request: (first offset, last offset, acknowledge types: one for the
+# whole range or one per offset; 0 gap, 1 accept, 2 release, 3 reject, 4 renew).
+Ack = tuple[int, int, tuple[int, ...]]
+
+
+class ShareMemberView(Protocol):
+    """A share group's member as its coordinator keeps it (``share.group.ShareMember`` is one)."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def rack_id(self) -> str | None: ...
+    @property
+    def subscribed(self) -> tuple[str, ...]: ...
+    @property
+    def assignment(self) -> Mapping[str, tuple[int, ...]]:
+        """Topic name -> the member's partitions."""
+        ...
+
+
+class ShareGroupView(Protocol):
+    """A share group for ShareGroupDescribe (``share.group.ShareGroup`` is one)."""
+
+    @property
+    def state(self) -> str: ...
+    @property
+    def group_epoch(self) -> int: ...
+    @property
+    def assignment_epoch(self) -> int: ...
+    @property
+    def members(self) -> Mapping[str, ShareMemberView]: ...
+
+
+class ShareSessionView(Protocol):
+    """A member's share session (``share.sessions.ShareSession``): handed back to the port as it came."""
+
+    @property
+    def group_id(self) -> str: ...
+    @property
+    def member_id(self) -> str: ...
+
+
+class AcquiredView(Protocol):
+    """A run of offsets acquired for the member in one ShareFetch answer, with their delivery count."""
+
+    @property
+    def first_offset(self) -> int: ...
+    @property
+    def last_offset(self) -> int: ...
+    @property
+    def delivery_count(self) -> int: ...
+
+
+class FetchedView(Protocol):
+    """One partition of a ShareFetch answer (``share.manager.Fetched`` is one)."""
+
+    @property
+    def error(self) -> ErrorCode: ...
+    @property
+    def records(self) -> bytes: ...
+    @property
+    def acquired(self) -> Sequence[AcquiredView]: ...
+
+
+class TopicIdsPort(Protocol):
+    """Topic ids (KIP-516), as text, for the APIs that name topics by id (share groups, KIP-848's
+    consumer groups, OffsetCommit and OffsetFetch v10)."""
+
+    def topic_name_of(self, topic_id: str) -> str | None:
+        """The name of the topic with this id; None: no such topic."""
+        ...
+
+    def topic_id_of(self, topic: str) -> str | None:
+        """The id of the topic of this name; None: no such topic."""
+        ...
+
+
+class SharePort(TopicIdsPort, Protocol):
+    """What the five share-group APIs ask (KIP-932): the share group coordinator, the share-partition
+    manager, and the few facts of the cluster metadata their answers carry (topic ids, leaders, the
+    brokers' addresses). Each raises ``KafkaError``; ACLs are the handlers' (and dispatch's)."""
+
+    def share_group_heartbeat(self, group_id: str, member_id: str, member_epoch: int,
+                              subscribed: tuple[str, ...] | None, rack_id: str | None, client_id: str,
+                              client_host: str) -> tuple[ShareMemberView, bool, int]:
+        """The member, whether its assignment is news to it, and the heartbeat interval (ms)."""
+        ...
+
+    def describe_share_group(self, group_id: str) -> ShareGroupView: ...
+
+    def share_group_start_offsets(self, group_id: str,
+                                  wanted: dict[str, list[int]] | None) -> list[tuple[str, int, int, int]]:
+        """(topic, partition, start offset, lag) of the group's share-partitions, the ``wanted`` ones or all."""
+        ...
+
+    async def open_share_fetch(self, group_id: str, member_id: str, epoch: int, added: set[SharePartition],
+                               forgotten: set[SharePartition], has_acks: bool,
+                               connection_id: int) -> ShareSessionView:
+        """The share session a ShareFetch belongs to: opened (epoch 0), advanced, or about to close (-1)."""
+        ...
+
+    def share_acknowledge_session(self, group_id: str, member_id: str, epoch: int) -> ShareSessionView:
+        """ShareAcknowledge's session: an open one (epoch 0 is INVALID_SHARE_SESSION_EPOCH)."""
+        ...
+
+    async def acknowledge_share_records(self, group_id: str, member_id: str, acks: dict[SharePartition, list[Ack]]
+                                        ) -> dict[SharePartition, KafkaError | None]:
+        """Apply acknowledgements; per partition, its error or None (written before the answer)."""
+        ...
+
+    async def acquire_share_records(self, session: ShareSessionView, max_records: int, max_bytes: int,
+                                    max_wait_s: float, record_limit: bool) -> Mapping[SharePartition, FetchedView]:
+        """Records acquired for the session's member, waiting up to ``max_wait_s`` for some."""
+        ...
+
+    async def close_share_session(self, session: ShareSessionView) -> None:
+        """Epoch -1: forget the session and release what its member still holds."""
+        ...
+
+    def share_lock_duration_ms(self, group_id: str) -> int:
+        """The group's ``share.record.lock.duration.ms``."""
+        ...
+
+    def partition_leader(self, topic: str, index: int) -> tuple[int, int] | None:
+        """(leader id, leader epoch) of a partition; None: no such partition."""
+        ...
+
+    def broker_address(self, node_id: int) -> tuple[str, int] | None:
+        """A live broker's (host, port); None: not a live broker."""
+        ...
+
+
+# -- ACLs and SCRAM credentials (kept in the cluster metadata) ------------------------------------
+
+class AclsPort(Protocol):
+    """What the ACL APIs ask: the cluster's ACLs (``security.store``); changes go to the metadata log."""
+
+    def acls(self) -> list[AclBinding]: ...
+
+    def add_acl(self, acl: AclBinding) -> None:
+        """Store an ACL (one that exists already changes nothing)."""
+        ...
+
+    def remove_acl(self, acl: AclBinding) -> None: ...
+
+
+class ScramPort(Protocol):
+    """What the SCRAM credential APIs ask (KIP-554): the users' credentials by (user, mechanism name)."""
+
+    def scram_credentials(self) -> dict[tuple[str, str], ScramCredential]: ...
+
+    def scram_credential(self, user: str, mechanism: str) -> ScramCredential | None: ...
+
+    def set_scram_credential(self, user: str, mechanism: str, credential: ScramCredential) -> None: ...
+
+    def remove_scram_credential(self, user: str, mechanism: str) -> None: ...
+
+
+# -- groups (the group coordinator) -----------------------------------------------------------------
+
 class CoordinatorsPort(Protocol):
     """What FindCoordinator asks: which broker coordinates a group or a transactional id (-1: none yet;
     the internal topic is created on first need), and where a broker listens."""
@@ -156,17 +383,9 @@ class CoordinatorsPort(Protocol):
 
     def transaction_coordinator(self, transactional_id: str) -> int: ...
 
-    def broker_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+    def listener_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
         """(host, port) of a live broker on ``listener`` (None: the only one), None when it has none."""
         ...
-
-
-class TopicIdsPort(Protocol):
-    """Topic ids (KIP-516) for the APIs that name topics by id: None when the cluster has no such topic."""
-
-    def topic_name_of(self, topic_id: uuid.UUID) -> str | None: ...
-
-    def topic_id_of(self, name: str) -> uuid.UUID | None: ...
 
 
 # One committed offset as OffsetFetch gives it: (offset, leader epoch, metadata).
@@ -177,7 +396,7 @@ FetchedOffset = tuple[str, int, Committed | None, ErrorCode]
 Listed = tuple[str, str, str, str]
 
 
-class Joined(Protocol):
+class JoinedView(Protocol):
     """A JoinGroup's outcome: the member's id and generation, the group's protocol and leader, and
     (for the leader only) every member's (member id, instance id, subscription metadata)."""
 
@@ -195,7 +414,7 @@ class Joined(Protocol):
     def members(self) -> tuple[tuple[str, str | None, bytes], ...]: ...
 
 
-class Synced(Protocol):
+class SyncedView(Protocol):
     """A SyncGroup's outcome: the member's assignment (opaque bytes) and the group's protocol."""
 
     @property
@@ -206,7 +425,7 @@ class Synced(Protocol):
     def protocol_name(self) -> str | None: ...
 
 
-class ClassicMember(Protocol):
+class ClassicMemberView(Protocol):
     """A classic group's member as DescribeGroups shows it; ``metadata(protocol)``: its subscription."""
 
     @property
@@ -223,7 +442,7 @@ class ClassicMember(Protocol):
     def metadata(self, protocol: str | None) -> bytes: ...
 
 
-class ClassicGroup(Protocol):
+class ClassicGroupView(Protocol):
     """A classic group as DescribeGroups shows it; ``str(state)`` is Kafka's name of the state."""
 
     @property
@@ -233,7 +452,7 @@ class ClassicGroup(Protocol):
     @property
     def protocol_name(self) -> str | None: ...
     @property
-    def members(self) -> Mapping[str, ClassicMember]: ...
+    def members(self) -> Mapping[str, ClassicMemberView]: ...
 
 
 class GroupsPort(TopicIdsPort, Protocol):
@@ -249,13 +468,13 @@ class GroupsPort(TopicIdsPort, Protocol):
 
     async def join_group(self, group_id: str, member_id: str, instance_id: str | None, client_id: str,
                          client_host: str, session_timeout_ms: int, rebalance_timeout_ms: int, protocol_type: str,
-                         protocols: tuple[tuple[str, bytes], ...], require_known_member_id: bool) -> Joined:
+                         protocols: tuple[tuple[str, bytes], ...], require_known_member_id: bool) -> JoinedView:
         """JoinGroup: answered when the rebalance completes (at once for a consumer group, KIP-848's migration)."""
         ...
 
     async def sync_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
                          assignments: dict[str, bytes], protocol_type: str | None,
-                         protocol_name: str | None) -> Synced: ...
+                         protocol_name: str | None) -> SyncedView: ...
 
     def heartbeat_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None: ...
 
@@ -263,7 +482,7 @@ class GroupsPort(TopicIdsPort, Protocol):
         """LeaveGroup: one error per (member id, instance id), in order."""
         ...
 
-    def describe_group(self, group_id: str) -> ClassicGroup | None:
+    def describe_group(self, group_id: str) -> ClassicGroupView | None:
         """A classic group this broker coordinates; None: no such group (a consumer-protocol one is none)."""
         ...
 
@@ -291,7 +510,7 @@ class GroupsPort(TopicIdsPort, Protocol):
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]: ...
 
 
-class Beat(Protocol):
+class ConsumerBeatView(Protocol):
     """A ConsumerGroupHeartbeat's outcome; ``assignment`` None: unchanged since the member's last heartbeat."""
 
     @property
@@ -304,7 +523,7 @@ class Beat(Protocol):
     def assignment(self) -> Collection[tuple[str, int]] | None: ...
 
 
-class ConsumerMember(Protocol):
+class ConsumerMemberView(Protocol):
     """A consumer-protocol group's member as ConsumerGroupDescribe shows it; ``classic``: not None for a
     member that joined with JoinGroup (KIP-848's online migration)."""
 
@@ -330,7 +549,7 @@ class ConsumerMember(Protocol):
     def classic(self) -> object | None: ...
 
 
-class ConsumerGroup(Protocol):
+class ConsumerGroupView(Protocol):
     """A consumer-protocol group (KIP-848): its epochs, assignor, members and their target assignments."""
 
     @property
@@ -342,7 +561,7 @@ class ConsumerGroup(Protocol):
     @property
     def assignor(self) -> str: ...
     @property
-    def members(self) -> Mapping[str, ConsumerMember]: ...
+    def members(self) -> Mapping[str, ConsumerMemberView]: ...
     @property
     def target(self) -> Mapping[str, Collection[tuple[str, int]]]: ...
 
@@ -355,14 +574,15 @@ class ConsumerGroupsPort(TopicIdsPort, Protocol):
                                  rack_id: str | None, rebalance_timeout_ms: int,
                                  subscribed_topic_names: tuple[str, ...] | None, subscribed_topic_regex: str | None,
                                  server_assignor: str | None, owned: frozenset[tuple[str, int]] | None,
-                                 client_id: str, client_host: str) -> Beat:
+                                 client_id: str, client_host: str) -> ConsumerBeatView:
         """Join (epoch 0), heartbeat, or leave (-1, -2 for a static member); None: unchanged."""
         ...
 
-    def describe_consumer_group(self, group_id: str) -> ConsumerGroup:
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroupView:
         """The consumer-protocol group, or GROUP_ID_NOT_FOUND (a classic group is not one)."""
         ...
 
 
-class Ports(TransactionsPort, ConfigsPort, CoordinatorsPort, GroupsPort, ConsumerGroupsPort, Protocol):
+class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, CoordinatorsPort, GroupsPort,
+            ConsumerGroupsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

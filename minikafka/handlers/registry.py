@@ -6,11 +6,15 @@ move off the service locator is under way:
 - ``PortHandler`` (the new style): ``make`` is a handler class taking the broker's ports
   (``ports.Ports``, e.g. the ``TransactionsPort``); dispatch builds it once per broker and calls
   ``handle(caller, request)`` with a ``ports.Caller``, never the broker. Its hooks take the caller.
-  Converted so far: the five transaction APIs (InitProducerId, AddPartitionsToTxn,
-  AddOffsetsToTxn, EndTxn, TxnOffsetCommit), the three config APIs (DescribeConfigs,
-  AlterConfigs, IncrementalAlterConfigs) and the thirteen group APIs (FindCoordinator, JoinGroup,
-  Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups, OffsetCommit, OffsetFetch,
-  DeleteGroups, OffsetDelete, ConsumerGroupHeartbeat, ConsumerGroupDescribe).
+  Converted so far: the six transaction APIs (InitProducerId, AddPartitionsToTxn,
+  AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions), the three config APIs
+  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), the five share-group APIs
+  (ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
+  DescribeShareGroupOffsets), the three ACL APIs (DescribeAcls, CreateAcls, DeleteAcls), the
+  two SCRAM credential APIs (DescribeUserScramCredentials, AlterUserScramCredentials) and the
+  thirteen group APIs (FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup,
+  DescribeGroups, ListGroups, OffsetCommit, OffsetFetch, DeleteGroups, OffsetDelete,
+  ConsumerGroupHeartbeat, ConsumerGroupDescribe).
 - ``Handler`` (the old style, every other API): ``handle(ctx, request)`` with a
   ``context.RequestContext``, whose ``broker`` is the whole broker. An API moves from this kind
   to the other with its port; when none is left, ``Handler`` and ``RequestContext`` go.
@@ -168,9 +172,9 @@ HANDLERS: dict[int, Row] = {
     25: PortHandler(add_offsets_to_txn.AddOffsetsToTxn),
     26: PortHandler(end_txn.EndTxn),
     28: PortHandler(txn_offset_commit.TxnOffsetCommit, error_response=txn_offset_commit.error_response),
-    29: Handler(describe_acls.handle),
-    30: Handler(create_acls.handle),
-    31: Handler(delete_acls.handle),
+    29: PortHandler(describe_acls.DescribeAcls),
+    30: PortHandler(create_acls.CreateAcls),
+    31: PortHandler(delete_acls.DeleteAcls),
     32: PortHandler(describe_configs.DescribeConfigs),
     33: PortHandler(alter_configs.AlterConfigs),
     34: Handler(alter_replica_log_dirs.handle),
@@ -183,22 +187,22 @@ HANDLERS: dict[int, Row] = {
     45: Handler(alter_partition_reassignments.handle),
     46: Handler(list_partition_reassignments.handle),
     47: PortHandler(offset_delete.OffsetDelete),
-    50: Handler(describe_user_scram_credentials.handle),
-    51: Handler(alter_user_scram_credentials.handle),
+    50: PortHandler(describe_user_scram_credentials.DescribeUserScramCredentials),
+    51: PortHandler(alter_user_scram_credentials.AlterUserScramCredentials),
     55: Handler(describe_quorum.handle),
     60: Handler(describe_cluster.handle),
-    65: Handler(describe_transactions.handle),
+    65: PortHandler(describe_transactions.DescribeTransactions),
     68: PortHandler(consumer_group_heartbeat.ConsumerGroupHeartbeat,
                     error_response=consumer_group_heartbeat.error_response),
     69: PortHandler(consumer_group_describe.ConsumerGroupDescribe,
                     error_response=consumer_group_describe.error_response),
     74: Handler(list_config_resources.handle),
     75: Handler(describe_topic_partitions.handle),
-    76: Handler(share_group_heartbeat.handle),
-    77: Handler(share_group_describe.handle),
-    78: Handler(share_fetch.handle),
-    79: Handler(share_acknowledge.handle),
-    90: Handler(describe_share_group_offsets.handle),
+    76: PortHandler(share_group_heartbeat.ShareGroupHeartbeat),
+    77: PortHandler(share_group_describe.ShareGroupDescribe),
+    78: PortHandler(share_fetch.ShareFetch),
+    79: PortHandler(share_acknowledge.ShareAcknowledge),
+    90: PortHandler(describe_share_group_offsets.DescribeShareGroupOffsets),
 }
 
 

@@ -18,36 +18,37 @@ from typing import Any
 from kio.schema.share_acknowledge.v2.request import ShareAcknowledgeRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..share.sessions import FINAL_EPOCH
-from ._share import acknowledge, by_topic, check_ids, leader, node_endpoints, resolve, topic_id
-from .context import RequestContext, Response
+from . import _share
+from .ports import Caller, Response
+
+FINAL_EPOCH = -1  # the share session epoch that closes the session
 
 
-def _partition(ctx: RequestContext, topic: str, index: int, error: KafkaError | None) -> Any:
-    return ctx.make("PartitionData", partition_index=index, error_code=error.code if error else ErrorCode.none,
-                    error_message=error.message if error else None, current_leader=leader(ctx, topic, index))
+class ShareAcknowledge(_share.ShareHandler):
+    async def handle(self, caller: Caller, request: ShareAcknowledgeRequest) -> Response:
+        known, unknown = self.resolve(request.topics)
+        try:
+            group_id, member_id = _share.check_ids(request)
+            session = self.share.share_acknowledge_session(group_id, member_id, request.share_session_epoch)
+        except KafkaError as e:
+            return caller.respond(error_code=e.code, error_message=e.message, responses=(), node_endpoints=(),
+                                  acquisition_lock_timeout=datetime.timedelta(0))
+        results = await self.acknowledge(caller, group_id, member_id, {tp: b for tp, b in known.items() if b})
+        if request.share_session_epoch == FINAL_EPOCH:
+            await self.share.close_share_session(session)
+        missing = KafkaError(ErrorCode.unknown_topic_id)
+        topics = [caller.make("ShareAcknowledgeTopicResponse", topic_id=self.topic_id(t),
+                              partitions=tuple(self._partition(caller, t, i, e) for i, e in parts))
+                  for t, parts in _share.by_topic(results).items()]
+        topics += [caller.make("ShareAcknowledgeTopicResponse", topic_id=tid,
+                               partitions=tuple(self._partition(caller, "", i, missing) for i, _ in parts))
+                   for tid, parts in _share.by_topic(unknown).items()]
+        moved = [tp for tp, e in results.items() if e and e.code == ErrorCode.not_leader_or_follower]
+        lock = datetime.timedelta(milliseconds=self.share.share_lock_duration_ms(group_id))
+        return caller.respond(error_code=ErrorCode.none, responses=tuple(topics),
+                              node_endpoints=self.node_endpoints(caller, moved), acquisition_lock_timeout=lock)
 
-
-async def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Response:
-    manager = ctx.broker.share_partitions
-    known, unknown = resolve(ctx, request.topics)
-    try:
-        group_id, member_id = check_ids(request)
-        session = manager.acknowledge_session(group_id, member_id, request.share_session_epoch)
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code, error_message=e.message, responses=(), node_endpoints=(),
-                           acquisition_lock_timeout=datetime.timedelta(0))
-    results = await acknowledge(ctx, manager, group_id, member_id, {tp: b for tp, b in known.items() if b})
-    if request.share_session_epoch == FINAL_EPOCH:
-        await manager.close(session)
-    missing = KafkaError(ErrorCode.unknown_topic_id)
-    topics = [ctx.make("ShareAcknowledgeTopicResponse", topic_id=topic_id(ctx, t),
-                       partitions=tuple(_partition(ctx, t, i, e) for i, e in parts))
-              for t, parts in by_topic(results).items()]
-    topics += [ctx.make("ShareAcknowledgeTopicResponse", topic_id=tid,
-                        partitions=tuple(_partition(ctx, "", i, missing) for i, _ in parts))
-               for tid, parts in by_topic(unknown).items()]
-    moved = [tp for tp, e in results.items() if e and e.code == ErrorCode.not_leader_or_follower]
-    lock = datetime.timedelta(milliseconds=manager.group_config(group_id)["share.record.lock.duration.ms"])
-    return ctx.respond(error_code=ErrorCode.none, responses=tuple(topics), node_endpoints=node_endpoints(ctx, moved),
-                       acquisition_lock_timeout=lock)
+    def _partition(self, caller: Caller, topic: str, index: int, error: KafkaError | None) -> Any:
+        return caller.make("PartitionData", partition_index=index, error_code=error.code if error else ErrorCode.none,
+                           error_message=error.message if error else None,
+                           current_leader=self.leader(caller, topic, index))

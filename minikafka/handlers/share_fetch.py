@@ -20,51 +20,18 @@ INVALID_REQUEST, before the share session moves on.
 from __future__ import annotations
 
 import datetime
+import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from kio.schema.share_fetch.v2.request import ShareFetchRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..share.manager import Fetched
-from ..share.sessions import FINAL_EPOCH, SharePartitionId
-from ._share import acknowledge, by_topic, check_ids, leader, node_endpoints, resolve, topic_id
-from .context import RequestContext, Response
+from . import _share
+from .ports import Caller, FetchedView, Response, SharePartition
 
 BATCH_OPTIMIZED, RECORD_LIMIT = 0, 1  # ShareAcquireMode (KIP-1206)
-
-
-def _partition(ctx: RequestContext, topic: str, index: int, fetched: Fetched | None,
-               ack_error: KafkaError | None) -> Any:
-    error = fetched.error if fetched else ErrorCode.none
-    acquired = tuple(ctx.make("AcquiredRecords", first_offset=r.first_offset, last_offset=r.last_offset,
-                              delivery_count=r.delivery_count) for r in (fetched.acquired if fetched else ()))
-    return ctx.make("PartitionData", partition_index=index, error_code=error,
-                    acknowledge_error_code=ack_error.code if ack_error else ErrorCode.none,
-                    acknowledge_error_message=ack_error.message if ack_error else None,
-                    current_leader=leader(ctx, topic, index),
-                    records=fetched.records if fetched else b"", acquired_records=acquired)
-
-
-def _respond(ctx: RequestContext, fetched: dict[SharePartitionId, Fetched],
-             acks: dict[SharePartitionId, KafkaError | None], unknown: dict, lock_ms: int) -> Response:
-    entries: dict[SharePartitionId, tuple[Fetched | None, KafkaError | None]]
-    entries = {tp: (f, acks.get(tp)) for tp, f in fetched.items() if f.acquired or f.error}
-    entries.update({tp: (fetched.get(tp), e) for tp, e in acks.items()})
-    topics = [ctx.make("ShareFetchableTopicResponse", topic_id=topic_id(ctx, t),
-                       partitions=tuple(_partition(ctx, t, i, f, e) for i, (f, e) in parts))
-              for t, parts in by_topic(entries).items()]
-    topics += [ctx.make("ShareFetchableTopicResponse", topic_id=tid, partitions=tuple(
-        ctx.make("PartitionData", partition_index=i, error_code=ErrorCode.unknown_topic_id, acknowledge_error_code=0,
-                 current_leader=ctx.make("LeaderIdAndEpoch", leader_id=-1, leader_epoch=-1), records=b"",
-                 acquired_records=()) for i, _ in parts)) for tid, parts in by_topic(unknown).items()]
-    moved = [tp for tp, (f, _) in entries.items() if f and f.error == ErrorCode.not_leader_or_follower]
-    return ctx.respond(error_code=ErrorCode.none, acquisition_lock_timeout=datetime.timedelta(milliseconds=lock_ms),
-                       responses=tuple(topics), node_endpoints=node_endpoints(ctx, moved))
-
-
-def _error(ctx: RequestContext, e: KafkaError) -> Response:
-    return ctx.respond(error_code=e.code, error_message=e.message, acquisition_lock_timeout=datetime.timedelta(0),
-                       responses=(), node_endpoints=())
+FINAL_EPOCH = -1  # the share session epoch that closes the session
 
 
 def check_v2_fields(request: ShareFetchRequest) -> None:
@@ -80,25 +47,61 @@ def check_v2_fields(request: ShareFetchRequest) -> None:
                                                     "MaxRecords must all be 0.")
 
 
-async def handle(ctx: RequestContext, request: ShareFetchRequest) -> Response:
-    manager = ctx.broker.share_partitions
-    known, unknown = resolve(ctx, request.topics)
-    forgotten: set[SharePartitionId] = {(info.name, i) for f in request.forgotten_topics_data
-                 if (info := ctx.broker.metadata.topic_by_id(str(f.topic_id))) for i in f.partitions}
-    acks = {tp: batches for tp, batches in known.items() if batches}
-    try:
-        group_id, member_id = check_ids(request)
-        check_v2_fields(request)
-        session = await manager.fetch_session(group_id, member_id, request.share_session_epoch,
-                                              set(known), forgotten, bool(acks), ctx.connection_id)
-    except KafkaError as e:
-        return _error(ctx, e)
-    ack_results = await acknowledge(ctx, manager, group_id, member_id, acks) if acks else {}
-    fetched: dict[SharePartitionId, Fetched] = {}
-    if request.share_session_epoch == FINAL_EPOCH:
-        await manager.close(session)
-    elif not request.is_renew_ack:
-        fetched = await manager.fetch(session, request.max_records, request.max_bytes,
-                                      request.max_wait.total_seconds(), request.share_acquire_mode == RECORD_LIMIT)
-    lock_ms = manager.group_config(group_id)["share.record.lock.duration.ms"]
-    return _respond(ctx, fetched, ack_results, unknown, lock_ms)
+class ShareFetch(_share.ShareHandler):
+    async def handle(self, caller: Caller, request: ShareFetchRequest) -> Response:
+        known, unknown = self.resolve(request.topics)
+        forgotten: set[SharePartition] = {(name, i) for f in request.forgotten_topics_data
+                                          if (name := self.share.topic_name_of(str(f.topic_id))) for i in f.partitions}
+        acks = {tp: batches for tp, batches in known.items() if batches}
+        try:
+            group_id, member_id = _share.check_ids(request)
+            check_v2_fields(request)
+            session = await self.share.open_share_fetch(group_id, member_id, request.share_session_epoch,
+                                                        set(known), forgotten, bool(acks), caller.connection_id)
+        except KafkaError as e:
+            return _error(caller, e)
+        ack_results = await self.acknowledge(caller, group_id, member_id, acks) if acks else {}
+        fetched: Mapping[SharePartition, FetchedView] = {}
+        if request.share_session_epoch == FINAL_EPOCH:
+            await self.share.close_share_session(session)
+        elif not request.is_renew_ack:
+            fetched = await self.share.acquire_share_records(session, request.max_records, request.max_bytes,
+                                                             request.max_wait.total_seconds(),
+                                                             request.share_acquire_mode == RECORD_LIMIT)
+        lock_ms = self.share.share_lock_duration_ms(group_id)
+        return self._respond(caller, fetched, ack_results, unknown, lock_ms)
+
+    def _respond(self, caller: Caller, fetched: Mapping[SharePartition, FetchedView],
+                 acks: dict[SharePartition, KafkaError | None], unknown: dict[tuple[uuid.UUID, int], Any],
+                 lock_ms: int) -> Response:
+        entries: dict[SharePartition, tuple[FetchedView | None, KafkaError | None]]
+        entries = {tp: (f, acks.get(tp)) for tp, f in fetched.items() if f.acquired or f.error}
+        entries.update({tp: (fetched.get(tp), e) for tp, e in acks.items()})
+        topics = [caller.make("ShareFetchableTopicResponse", topic_id=self.topic_id(t),
+                              partitions=tuple(self._partition(caller, t, i, f, e) for i, (f, e) in parts))
+                  for t, parts in _share.by_topic(entries).items()]
+        no_leader = caller.make("LeaderIdAndEpoch", leader_id=-1, leader_epoch=-1)
+        topics += [caller.make("ShareFetchableTopicResponse", topic_id=tid, partitions=tuple(
+            caller.make("PartitionData", partition_index=i, error_code=ErrorCode.unknown_topic_id,
+                        acknowledge_error_code=0, current_leader=no_leader, records=b"", acquired_records=())
+            for i, _ in parts)) for tid, parts in _share.by_topic(unknown).items()]
+        moved = [tp for tp, (f, _) in entries.items() if f and f.error == ErrorCode.not_leader_or_follower]
+        return caller.respond(error_code=ErrorCode.none,
+                              acquisition_lock_timeout=datetime.timedelta(milliseconds=lock_ms),
+                              responses=tuple(topics), node_endpoints=self.node_endpoints(caller, moved))
+
+    def _partition(self, caller: Caller, topic: str, index: int, fetched: FetchedView | None,
+                   ack_error: KafkaError | None) -> Any:
+        error = fetched.error if fetched else ErrorCode.none
+        acquired = tuple(caller.make("AcquiredRecords", first_offset=r.first_offset, last_offset=r.last_offset,
+                                     delivery_count=r.delivery_count) for r in (fetched.acquired if fetched else ()))
+        return caller.make("PartitionData", partition_index=index, error_code=error,
+                           acknowledge_error_code=ack_error.code if ack_error else ErrorCode.none,
+                           acknowledge_error_message=ack_error.message if ack_error else None,
+                           current_leader=self.leader(caller, topic, index),
+                           records=fetched.records if fetched else b"", acquired_records=acquired)
+
+
+def _error(caller: Caller, e: KafkaError) -> Response:
+    return caller.respond(error_code=e.code, error_message=e.message, acquisition_lock_timeout=datetime.timedelta(0),
+                          responses=(), node_endpoints=())

@@ -16,26 +16,27 @@ from typing import Any
 from kio.schema.share_group_heartbeat.v1.request import ShareGroupHeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..share.group import Heartbeat, ShareMember
-from .context import RequestContext, Response
+from . import _share
+from .ports import Caller, Response, ShareMemberView
 
 
-def _assignment(ctx: RequestContext, member: ShareMember) -> Any:
-    topics = ctx.broker.metadata.topics
-    parts = tuple(ctx.make("TopicPartitions", topic_id=uuid.UUID(topics[t].topic_id), partitions=ps)
-                  for t, ps in sorted(member.assignment.items()) if t in topics)
-    return ctx.make("Assignment", topic_partitions=parts)
+class ShareGroupHeartbeat(_share.ShareHandler):
+    async def handle(self, caller: Caller, request: ShareGroupHeartbeatRequest) -> Response:
+        subscribed = tuple(request.subscribed_topic_names) if request.subscribed_topic_names is not None else None
+        try:
+            member, news, interval_ms = self.share.share_group_heartbeat(
+                request.group_id, request.member_id, request.member_epoch, subscribed, request.rack_id,
+                caller.client_id, caller.client_host)
+        except KafkaError as e:
+            return caller.respond(error_code=e.code, error_message=e.message, member_id=None, member_epoch=-1,
+                                  heartbeat_interval=datetime.timedelta(0))
+        return caller.respond(error_code=ErrorCode.none, member_id=member.member_id,
+                              member_epoch=member.member_epoch,
+                              heartbeat_interval=datetime.timedelta(milliseconds=interval_ms),
+                              assignment=self._assignment(caller, member) if news else None)
 
-
-async def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequest) -> Response:
-    hb = Heartbeat(request.member_id, request.member_epoch,
-                   tuple(request.subscribed_topic_names) if request.subscribed_topic_names is not None else None,
-                   request.rack_id, ctx.client_id, ctx.client_host)
-    try:
-        member, news, interval_ms = ctx.broker.share_groups.heartbeat(request.group_id, hb)
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code, error_message=e.message, member_id=None, member_epoch=-1,
-                           heartbeat_interval=datetime.timedelta(0))
-    return ctx.respond(error_code=ErrorCode.none, member_id=member.member_id, member_epoch=member.member_epoch,
-                       heartbeat_interval=datetime.timedelta(milliseconds=interval_ms),
-                       assignment=_assignment(ctx, member) if news else None)
+    def _assignment(self, caller: Caller, member: ShareMemberView) -> Any:
+        ids = {t: self.share.topic_id_of(t) for t in member.assignment}
+        parts = tuple(caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), partitions=ps)
+                      for t, ps in sorted(member.assignment.items()) if (topic_id := ids[t]) is not None)
+        return caller.make("Assignment", topic_partitions=parts)

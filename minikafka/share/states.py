@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import enum
 
-from ..state_table import IllegalTransition
+from ..state_table import IllegalTransition, StateTable
 
-__all__ = ["AckType", "RecordState", "TRANSITIONS", "IllegalTransition", "next_state"]
+__all__ = ["TABLE", "AckType", "RecordState", "TRANSITIONS", "IllegalTransition", "next_state"]
 
 
 class RecordState(enum.IntEnum):
@@ -66,15 +66,8 @@ TRANSITIONS: tuple[tuple[RecordState, str, RecordState], ...] = (
     (S.ACQUIRED, "lock timeout at the delivery count limit", S.ARCHIVED),
 )
 
-_NEXT = {(src, event): dst for src, event, dst in TRANSITIONS}
-assert len(_NEXT) == len(TRANSITIONS), "a (state, event) pair may lead to one state only"
+TABLE = StateTable("a record", TRANSITIONS)
+next_state = TABLE.next
 
 ACK_EVENTS = {AckType.GAP: "gap", AckType.ACCEPT: "accept", AckType.RELEASE: "release", AckType.REJECT: "reject"}
 
-
-def next_state(state: RecordState, event: str) -> RecordState:
-    """The state ``event`` leads to from ``state``; IllegalTransition if none."""
-    try:
-        return _NEXT[(state, event)]
-    except KeyError:
-        raise IllegalTransition(f"a record in state {state} cannot take event {event!r}") from None

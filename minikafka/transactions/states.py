@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import enum
 
-from ..state_table import IllegalTransition
+from ..state_table import IllegalTransition, StateTable
 
-__all__ = ["ALLOWED", "TRANSITIONS", "IllegalTransition", "TxnState", "check"]
+__all__ = ["TABLE", "TRANSITIONS", "IllegalTransition", "TxnState", "check"]
 
 
 class TxnState(enum.IntEnum):
@@ -50,9 +50,5 @@ TRANSITIONS: tuple[tuple[TxnState, str, TxnState], ...] = (
     (S.COMPLETE_ABORT, "transactional.id.expiration.ms", S.DEAD),
 )
 
-ALLOWED = {(a, b) for a, _, b in TRANSITIONS}
-
-
-def check(current: TxnState, target: TxnState) -> None:
-    if (current, target) not in ALLOWED:
-        raise IllegalTransition(f"transaction state {current.name} cannot move to {target.name}")
+TABLE = StateTable("a transaction", TRANSITIONS)
+check = TABLE.check  # the coordinator sets a state directly; the table says whether some event moves it there

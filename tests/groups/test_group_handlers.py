@@ -56,13 +56,14 @@ G = ResourceType.GROUP
 
 
 class TopicIds:
-    """TopicIdsPort: topics "a" and "b"."""
+    """TopicIdsPort: topics "a" and "b" (ids as text, as the port gives them)."""
 
-    def topic_name_of(self, topic_id: uuid.UUID) -> str | None:
-        return {v: k for k, v in TOPIC_IDS.items()}.get(topic_id)
+    def topic_name_of(self, topic_id: str) -> str | None:
+        return {str(v): k for k, v in TOPIC_IDS.items()}.get(topic_id)
 
-    def topic_id_of(self, name: str) -> uuid.UUID | None:
-        return TOPIC_IDS.get(name)
+    def topic_id_of(self, topic: str) -> str | None:
+        found = TOPIC_IDS.get(topic)
+        return str(found) if found is not None else None
 
 
 class FakeCoordinators:
@@ -77,7 +78,7 @@ class FakeCoordinators:
     def transaction_coordinator(self, transactional_id: str) -> int:
         return 2
 
-    def broker_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+    def listener_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
         self.listeners.append(listener)
         return {1: ("127.0.0.1", 9092), 2: ("127.0.0.1", 9093)}.get(node_id)
 

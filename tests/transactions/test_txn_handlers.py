@@ -20,6 +20,7 @@ from minikafka.errors import ErrorCode, KafkaError
 from minikafka.handlers import (
     add_offsets_to_txn,
     add_partitions_to_txn,
+    describe_transactions,
     end_txn,
     init_producer_id,
     registry,
@@ -28,6 +29,7 @@ from minikafka.handlers import (
 from minikafka.handlers.dispatch import lift
 from minikafka.handlers.ports import Caller, TransactionsPort, TxnOffset
 from minikafka.security.acl import Operation, ResourceType
+from minikafka.transactions.txnlog import TxnMetadata, TxnState
 from tests.fake_authorizer import Acls
 
 FENCED = KafkaError(ErrorCode.producer_fenced, "a newer producer with this transactional id exists")
@@ -76,6 +78,13 @@ class FakeTransactions:
         self._call("commit", group_id, may_add, offsets)
         return {(t, p): ErrorCode.none for t, p, *_ in offsets}
 
+    def describe_transaction(self, transactional_id: str) -> TxnMetadata:
+        self._call("describe", transactional_id)
+        if transactional_id != "t":
+            raise KafkaError(ErrorCode.transactional_id_not_found)
+        return TxnMetadata("t", producer_id=5, producer_epoch=3, timeout_ms=60_000, state=TxnState.PREPARE_COMMIT,
+                           partitions={("b", 0), ("a", 1), ("a", 0)}, start_ms=1_700_000_000_000)
+
 
 
 
@@ -102,7 +111,7 @@ def test_broker_provides_the_transactions_port():
 
 
 def test_the_registry_builds_the_transaction_handlers_from_ports():
-    for key in (22, 24, 25, 26, 28):
+    for key in (22, 24, 25, 26, 28, 65):
         row = registry.HANDLERS[key]
         assert isinstance(row, registry.PortHandler)
         assert isinstance(row.make(FakeTransactions()), row.make)  # type: ignore[arg-type]
@@ -254,3 +263,31 @@ def test_txn_offset_commit_error_response_fails_every_partition():
     caller = Caller(28, 3)
     answer = txn_offset_commit.error_response(caller, lift(28, commit_request(3)), ErrorCode.group_authorization_failed)
     assert set(offset_codes(answer).values()) == {ErrorCode.group_authorization_failed}
+
+
+# -- DescribeTransactions ------------------------------------------------------------------------
+
+def describe_request(*ids: str) -> Any:
+    return kio("describe_transactions", 0, "DescribeTransactionsRequest")(transactional_ids=ids)
+
+
+def test_describe_transactions_shows_state_timeout_start_and_partitions_by_topic():
+    port = FakeTransactions()
+    [state] = run(describe_transactions.DescribeTransactions(port), 65, 0, describe_request("t")).transaction_states
+    assert (state.error_code, state.transactional_id, state.transaction_state) == (ErrorCode.none, "t", "PrepareCommit")
+    assert (state.producer_id, state.producer_epoch) == (5, 3)
+    assert state.transaction_timeout == datetime.timedelta(seconds=60)
+    assert state.transaction_start_time == datetime.datetime(2023, 11, 14, 22, 13, 20, tzinfo=datetime.UTC)
+    assert [(t.topic, t.partitions) for t in state.topics] == [("a", (0, 1)), ("b", (0,))]
+    assert port.calls == [("describe", ("t",))]
+
+
+def test_describe_transactions_answers_each_id_its_own_error_and_needs_describe_on_it():
+    port = FakeTransactions()
+    acls = Acls((Operation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, "gone"))
+    states = run(describe_transactions.DescribeTransactions(port), 65, 0, describe_request("t", "gone"),
+                 acls).transaction_states
+    assert [(s.transactional_id, s.error_code, s.transaction_state, s.producer_id, s.topics) for s in states] == [
+        ("t", ErrorCode.transactional_id_authorization_failed, "", -1, ()),
+        ("gone", ErrorCode.transactional_id_not_found, "", -1, ())]
+    assert port.calls == [("describe", ("gone",))]  # the refused id is not looked up

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .states import MemberState
+from .states import MEMBER_TABLE, MemberState
 
 TopicPartition = tuple[str, int]
 NO_PARTITIONS: frozenset[TopicPartition] = frozenset()
@@ -111,7 +111,9 @@ def _next(member: ConsumerMember, epoch: int, target_epoch: int, target: frozens
     wanted = target - keep
     free = frozenset(tp for tp in wanted if not owned_elsewhere(tp))
     if revoke and (reported is None or reported & revoke):
+        MEMBER_TABLE.check(member.state, MemberState.UNREVOKED_PARTITIONS)
         return member.with_epoch(epoch, state=MemberState.UNREVOKED_PARTITIONS, assigned=keep,
                                  pending_revocation=revoke)
     state = MemberState.UNRELEASED_PARTITIONS if free != wanted else MemberState.STABLE
+    MEMBER_TABLE.check(member.state, state)
     return member.with_epoch(target_epoch, state=state, assigned=keep | free, pending_revocation=NO_PARTITIONS)

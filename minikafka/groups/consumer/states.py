@@ -21,12 +21,15 @@ A member is in one of three states (Kafka's ``MemberState``):
   as it is free. A partition never has two owners.
 
 ``MEMBER_TRANSITIONS`` lists each move as ``(from, event, to)``, for the course's
-diagrams; ``groups.consumer.member.reconcile`` is the code that makes them.
+diagrams; ``groups.consumer.member.reconcile`` is the code that makes them, and checks
+each one against ``MEMBER_TABLE``.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+
+from ...state_table import StateTable
 
 
 class ConsumerGroupState(str, Enum):
@@ -65,10 +68,11 @@ MEMBER_TRANSITIONS: tuple[tuple[MemberState, str, MemberState], ...] = (
     (_UNREVOKED, "revoked", _S),
     (_UNREVOKED, "still_owned", _UNRELEASED),
     (_UNREVOKED, "must_revoke", _UNREVOKED),
+    (_UNRELEASED, "still_owned", _UNRELEASED),
     (_UNRELEASED, "released", _S),
     (_UNRELEASED, "must_revoke", _UNREVOKED),
 )
-assert {event for _, event, _ in MEMBER_TRANSITIONS} == set(MEMBER_EVENTS), "every event is documented and used"
+MEMBER_TABLE = StateTable("a consumer group member", MEMBER_TRANSITIONS, MEMBER_EVENTS)
 
 # ConsumerGroupHeartbeat's special member epochs.
 JOIN_EPOCH = 0
