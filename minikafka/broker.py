@@ -21,7 +21,11 @@ from .clock import now_ms
 from .config import SOURCE_CODES, BrokerConfig, TopicConfig, describe_topic
 from .controller import Controller
 from .errors import ErrorCode, KafkaError
+from .groups.consumer.group import ConsumerGroup, HeartbeatResult
+from .groups.consumer.group import Heartbeat as ConsumerHeartbeat
 from .groups.coordinator import GroupCoordinator
+from .groups.group import Group
+from .groups.member import JoinRequest, JoinResult, SyncResult
 from .groups.offsets import TOPIC as OFFSETS_TOPIC
 from .groups.offsets import CommittedOffset
 from .groups.offsets_topic import OffsetsTopic
@@ -44,6 +48,7 @@ from .share.manager import Fetched, SharePartitionManager
 from .share.partition import AckBatch
 from .share.sessions import ShareSession
 from .share.state_topic import ShareStateTopic
+from .transactions.coordinator import TOPIC as TXN_TOPIC
 from .transactions.coordinator import TransactionCoordinator
 from .transactions.txnlog import TxnMetadata
 from .transactions.verification import add_offset_commit, implicit_adds, verify_offset_commit
@@ -584,6 +589,86 @@ class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's
 
     def remove_scram_credential(self, user: str, mechanism: str) -> None:
         self.metadata.security.remove_credential(user, mechanism)
+
+    # -- the group APIs' ports (handlers.ports: CoordinatorsPort, GroupsPort, ConsumerGroupsPort) ----------
+    def group_coordinator(self, group_id: str) -> int:
+        return self.groups.coordinator_id(group_id)
+
+    def transaction_coordinator(self, transactional_id: str) -> int:
+        index = self.transactions.partition_of(transactional_id)
+        return self.metadata.topics[TXN_TOPIC].partitions[index].leader
+
+    def listener_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+        if listener is None or listener not in self.metadata.listener_endpoints:
+            return self.metadata.brokers.get(node_id)
+        return self.metadata.listener_endpoints[listener].get(node_id) if node_id in self.metadata.brokers else None
+
+    def is_share_group(self, group_id: str) -> bool:
+        return self.share_groups.is_share_group(group_id)
+
+    async def join_group(self, group_id: str, member_id: str, instance_id: str | None, client_id: str,
+                         client_host: str, session_timeout_ms: int, rebalance_timeout_ms: int, protocol_type: str,
+                         protocols: tuple[tuple[str, bytes], ...], require_known_member_id: bool) -> JoinResult:
+        return await self.groups.join(group_id, JoinRequest(
+            member_id=member_id, group_instance_id=instance_id, client_id=client_id, client_host=client_host,
+            session_timeout_ms=session_timeout_ms, rebalance_timeout_ms=rebalance_timeout_ms,
+            protocol_type=protocol_type, protocols=protocols, require_known_member_id=require_known_member_id))
+
+    async def sync_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
+                         assignments: dict[str, bytes], protocol_type: str | None,
+                         protocol_name: str | None) -> SyncResult:
+        return await self.groups.sync(group_id, member_id, instance_id, generation_id, assignments, protocol_type,
+                                      protocol_name)
+
+    def heartbeat_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None:
+        self.groups.heartbeat(group_id, member_id, instance_id, generation_id)
+
+    def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> list[ErrorCode]:
+        return self.groups.leave(group_id, members)
+
+    def describe_group(self, group_id: str) -> Group | None:
+        return self.groups.describe(group_id)
+
+    def list_groups(self, states: set[str], types: set[str]) -> list[tuple[str, str, str, str]]:
+        return [(g.group_id, g.protocol_type or "", str(g.state), g.group_type)
+                for g in self.groups.list_groups(states, types)]
+
+    def list_share_groups(self) -> list[tuple[str, str]]:
+        return [(g.group_id, g.state) for g in self.share_groups.list_groups()]
+
+    def delete_group(self, group_id: str) -> None:
+        self.groups.delete_group(group_id)
+
+    async def commit_offsets(self, group_id: str, member_id: str, instance_id: str | None,
+                             generation_id_or_member_epoch: int, offsets: list[tuple[str, int, int, int, str]],
+                             api_version: int) -> dict[tuple[str, int], ErrorCode]:
+        stamp = now_ms()
+        commits = [(t, p, CommittedOffset(offset, epoch, metadata, stamp)) for t, p, offset, epoch, metadata in offsets]
+        return await self.groups.commit(group_id, member_id, instance_id, generation_id_or_member_epoch, commits,
+                                        api_version)
+
+    def fetch_offsets(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool,
+                      member_id: str | None, member_epoch: int
+                      ) -> list[tuple[str, int, tuple[int, int, str] | None, ErrorCode]]:
+        return [(t, p, None if c is None else (c.offset, c.leader_epoch, c.metadata), code) for t, p, c, code
+                in self.groups.fetch(group_id, partitions, require_stable, member_id, member_epoch)]
+
+    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        return self.groups.delete_offsets(group_id, partitions)
+
+    def consumer_group_heartbeat(self, group_id: str, member_id: str, member_epoch: int, instance_id: str | None,
+                                 rack_id: str | None, rebalance_timeout_ms: int,
+                                 subscribed_topic_names: tuple[str, ...] | None, subscribed_topic_regex: str | None,
+                                 server_assignor: str | None, owned: frozenset[tuple[str, int]] | None,
+                                 client_id: str, client_host: str) -> HeartbeatResult:
+        return self.groups.consumer_heartbeat(group_id, ConsumerHeartbeat(
+            member_id=member_id, member_epoch=member_epoch, instance_id=instance_id, rack_id=rack_id,
+            rebalance_timeout_ms=rebalance_timeout_ms, subscribed_topic_names=subscribed_topic_names,
+            subscribed_topic_regex=subscribed_topic_regex, server_assignor=server_assignor, owned=owned,
+            client_id=client_id, client_host=client_host))
+
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroup:
+        return self.groups.consumer_describe(group_id)
 
     # -- what a teacher may look at ------------------------------------------------------
     def transaction_state(self, transactional_id: str) -> str | None:

@@ -84,3 +84,13 @@ class InvalidRecords(KafkaError):
     def __init__(self, message: str, record_errors: list[tuple[int, str]]):
         super().__init__(ErrorCode.invalid_record, message)
         self.record_errors = record_errors
+
+
+class MemberIdRequired(KafkaError):
+    """JoinGroup v4+ with an empty member id (KIP-394): here is your id, join again with it.
+
+    Here, not in ``groups``, so the JoinGroup handler reads the id without importing the coordinator."""
+
+    def __init__(self, member_id: str):
+        super().__init__(ErrorCode.member_id_required)
+        self.member_id = member_id

@@ -13,15 +13,7 @@ import struct
 import uuid
 from dataclasses import dataclass, field, fields
 
-from ..errors import ErrorCode, KafkaError
-
-
-class MemberIdRequired(KafkaError):
-    """JoinGroup v4+ with an empty member id (KIP-394): here is your id, join again with it."""
-
-    def __init__(self, member_id: str):
-        super().__init__(ErrorCode.member_id_required)
-        self.member_id = member_id
+from ..errors import MemberIdRequired as MemberIdRequired  # re-exported: it lives in errors, for the handlers
 
 
 @dataclass

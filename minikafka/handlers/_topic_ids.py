@@ -13,27 +13,11 @@ topics as a converted handler's port gives them (an old-style handler passes its
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Any
 
-from ..protocol import codec
+from ._ids import ZERO, absent, upgrade_within
 from .ports import TopicLookupPort
 
-ZERO = uuid.UUID(int=0)
-
-
-def upgrade_within(api_key: int, first_with_ids: int) -> Callable[[object, type], object]:
-    """An ``upgrade`` hook: named requests up to ``first_with_ids - 1``, the others to the newest."""
-    def upgrade(decoded: Any, latest: type) -> Any:
-        if type(decoded).__version__ >= first_with_ids:
-            return codec.upgrade(decoded, latest)
-        return codec.upgrade(decoded, codec.request_class(api_key, first_with_ids - 1))
-    return upgrade
-
-
-def absent(topic_id: uuid.UUID | None) -> bool:
-    """No id given: Kafka writes the all-zero id for "none", and the codec reads it as None."""
-    return topic_id is None or topic_id == ZERO
+__all__ = ["ZERO", "absent", "id_of", "name_of", "upgrade_within"]
 
 
 def name_of(topics: TopicLookupPort, topic_id: uuid.UUID | None) -> str | None:

@@ -18,56 +18,52 @@ from typing import Any
 from kio.schema.consumer_group_heartbeat.v1.request import ConsumerGroupHeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..groups.consumer.group import Heartbeat
-from ._groups import coordinator, millis
-from .context import RequestContext, Response
+from ._groups import ConsumerGroupHandler, millis
+from .ports import Caller, Response
+
+COORDINATOR_CHOOSES_ID_UNTIL = 0  # v0 lets the coordinator choose a member id; from v1 the client does (KIP-1082)
 
 
-def _owned(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> frozenset | None:
-    if request.topic_partitions is None:
-        return None
-    out = set()
-    for t in request.topic_partitions:
-        topic = ctx.broker.metadata.topic_by_id(str(t.topic_id)) if t.topic_id else None
-        if topic is not None:  # a deleted topic's partitions are no longer anybody's
-            out |= {(topic.name, p) for p in t.partitions}
-    return frozenset(out)
-
-
-def _heartbeat(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> Heartbeat:
-    member_id = request.member_id
-    if not member_id and ctx.api_version == 0 and request.member_epoch == 0:
-        member_id = str(uuid.uuid4())  # v0 lets the coordinator choose; from v1 the client does (KIP-1082)
-    return Heartbeat(
-        member_id=member_id, member_epoch=request.member_epoch, instance_id=request.instance_id,
-        rack_id=request.rack_id, rebalance_timeout_ms=millis(request.rebalance_timeout),
-        subscribed_topic_names=request.subscribed_topic_names, subscribed_topic_regex=request.subscribed_topic_regex,
-        server_assignor=request.server_assignor, owned=_owned(ctx, request), client_id=ctx.client_id,
-        client_host=f"/{ctx.client_host}")
-
-
-def _assignment(ctx: RequestContext, partitions: Iterable[tuple[str, int]]) -> Any:
-    by_topic: dict[str, list[int]] = {}
-    for topic, index in sorted(partitions):
-        by_topic.setdefault(topic, []).append(index)
-    topics = ctx.broker.metadata.topics
-    return ctx.make("Assignment", topic_partitions=tuple(
-        ctx.make("TopicPartitions", topic_id=uuid.UUID(topics[t].topic_id), partitions=tuple(ps))
-        for t, ps in by_topic.items() if t in topics))
-
-
-def error_response(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest, code: ErrorCode,
+def error_response(caller: Caller, request: ConsumerGroupHeartbeatRequest, code: ErrorCode,
                    message: str | None = None) -> Response:
-    return ctx.respond(error_code=code, error_message=message, member_id=None, member_epoch=-1,
-                       heartbeat_interval=datetime.timedelta(0), assignment=None)
+    return caller.respond(error_code=code, error_message=message, member_id=None, member_epoch=-1,
+                          heartbeat_interval=datetime.timedelta(0), assignment=None)
 
 
-async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> Response:
-    try:
-        result = coordinator(ctx).consumer_heartbeat(request.group_id, _heartbeat(ctx, request))
-    except KafkaError as e:
-        return error_response(ctx, request, e.code, e.message)
-    return ctx.respond(error_code=ErrorCode.none, error_message=None, member_id=result.member_id,
-                       member_epoch=result.member_epoch,
-                       heartbeat_interval=datetime.timedelta(milliseconds=result.heartbeat_interval_ms),
-                       assignment=None if result.assignment is None else _assignment(ctx, result.assignment))
+class ConsumerGroupHeartbeat(ConsumerGroupHandler):
+    async def handle(self, caller: Caller, request: ConsumerGroupHeartbeatRequest) -> Response:
+        member_id = request.member_id
+        if not member_id and caller.api_version <= COORDINATOR_CHOOSES_ID_UNTIL and request.member_epoch == 0:
+            member_id = str(uuid.uuid4())
+        try:
+            result = self.groups.consumer_group_heartbeat(
+                request.group_id, member_id, request.member_epoch, request.instance_id, request.rack_id,
+                millis(request.rebalance_timeout), request.subscribed_topic_names, request.subscribed_topic_regex,
+                request.server_assignor, self._owned(request), caller.client_id, f"/{caller.client_host}")
+        except KafkaError as e:
+            return error_response(caller, request, e.code, e.message)
+        return caller.respond(error_code=ErrorCode.none, error_message=None, member_id=result.member_id,
+                              member_epoch=result.member_epoch,
+                              heartbeat_interval=datetime.timedelta(milliseconds=result.heartbeat_interval_ms),
+                              assignment=None if result.assignment is None
+                              else self._assignment(caller, result.assignment))
+
+    def _owned(self, request: ConsumerGroupHeartbeatRequest) -> frozenset[tuple[str, int]] | None:
+        """The partitions the member says it owns, by name: a deleted topic's are no longer anybody's."""
+        if request.topic_partitions is None:
+            return None
+        out: set[tuple[str, int]] = set()
+        for t in request.topic_partitions:
+            name = self.groups.topic_name_of(str(t.topic_id)) if t.topic_id else None
+            if name is not None:
+                out |= {(name, p) for p in t.partitions}
+        return frozenset(out)
+
+    def _assignment(self, caller: Caller, partitions: Iterable[tuple[str, int]]) -> Any:
+        by_topic: dict[str, list[int]] = {}
+        for topic, index in sorted(partitions):
+            by_topic.setdefault(topic, []).append(index)
+        ids = {t: self.groups.topic_id_of(t) for t in by_topic}
+        return caller.make("Assignment", topic_partitions=tuple(
+            caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), partitions=tuple(ps))
+            for t, ps in by_topic.items() if (topic_id := ids[t]) is not None))

@@ -11,21 +11,21 @@ from kio.schema.delete_groups.v2.request import DeleteGroupsRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import Operation, ResourceType
-from ._groups import coordinator
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from .ports import Caller, Response
 
 
-def _delete(ctx: RequestContext, group_id: str) -> ErrorCode:
-    try:
-        if not ctx.allowed(Operation.DELETE, ResourceType.GROUP, group_id):
-            raise KafkaError(ErrorCode.group_authorization_failed)
-        coordinator(ctx).delete_group(group_id)
-    except KafkaError as e:
-        return e.code
-    return ErrorCode.none
+class DeleteGroups(GroupHandler):
+    async def handle(self, caller: Caller, request: DeleteGroupsRequest) -> Response:
+        results = tuple(caller.make("DeletableGroupResult", group_id=g, error_code=self._delete(caller, g))
+                        for g in request.groups_names)
+        return caller.respond(results=results)
 
-
-async def handle(ctx: RequestContext, request: DeleteGroupsRequest) -> Response:
-    results = tuple(ctx.make("DeletableGroupResult", group_id=g, error_code=_delete(ctx, g))
-                    for g in request.groups_names)
-    return ctx.respond(results=results)
+    def _delete(self, caller: Caller, group_id: str) -> ErrorCode:
+        try:
+            if not caller.allowed(Operation.DELETE, ResourceType.GROUP, group_id):
+                raise KafkaError(ErrorCode.group_authorization_failed)
+            self.groups.delete_group(group_id)
+        except KafkaError as e:
+            return e.code
+        return ErrorCode.none

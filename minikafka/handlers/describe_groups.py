@@ -14,46 +14,46 @@ from typing import Any
 from kio.schema.describe_groups.v6.request import DescribeGroupsRequest
 
 from ..errors import ErrorCode, KafkaError
-from ..groups.group import Group
-from ..groups.member import Member
-from ..groups.states import STABLE
 from ..security.acl import Operation, ResourceType
-from ._authorize import NOT_REQUESTED, authorized_operations
-from ._groups import coordinator
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from .ports import NOT_REQUESTED, Caller, ClassicGroupView, ClassicMemberView, Response
+
+STABLE = "Stable"
+NOT_FOUND_SINCE = 6
 
 
-def _member(ctx: RequestContext, group: Group, m: Member) -> Any:
-    stable = group.state is STABLE
-    return ctx.make("DescribedGroupMember", member_id=m.member_id, group_instance_id=m.group_instance_id,
-                    client_id=m.client_id, client_host=m.client_host,
-                    member_metadata=m.metadata(group.protocol_name) if stable else b"",
-                    member_assignment=m.assignment if stable else b"")
+def _member(caller: Caller, group: ClassicGroupView, m: ClassicMemberView) -> Any:
+    stable = str(group.state) == STABLE
+    return caller.make("DescribedGroupMember", member_id=m.member_id, group_instance_id=m.group_instance_id,
+                       client_id=m.client_id, client_host=m.client_host,
+                       member_metadata=m.metadata(group.protocol_name) if stable else b"",
+                       member_assignment=m.assignment if stable else b"")
 
 
-def _described(ctx: RequestContext, group_id: str, wants_operations: bool) -> Any:
-    operations = authorized_operations(ctx, ResourceType.GROUP, group_id) if wants_operations else NOT_REQUESTED
-    try:
-        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
-            raise KafkaError(ErrorCode.group_authorization_failed)
-        group = coordinator(ctx).describe(group_id)
-    except KafkaError as e:
-        return ctx.make("DescribedGroup", error_code=e.code, group_id=group_id, group_state="", protocol_type="",
-                        protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
-    if group is None and ctx.api_version >= 6:
-        return ctx.make("DescribedGroup", error_code=ErrorCode.group_id_not_found,
-                        error_message=f"Group {group_id} not found.", group_id=group_id, group_state="",
-                        protocol_type="", protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
-    if group is None:
-        return ctx.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state="Dead",
-                        protocol_type="", protocol_data="", members=(), authorized_operations=operations)
-    return ctx.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state=str(group.state),
-                    protocol_type=group.protocol_type or "",
-                    protocol_data=(group.protocol_name or "") if group.state is STABLE else "",
-                    members=tuple(_member(ctx, group, m) for m in group.members.values()),
-                    authorized_operations=operations)
+class DescribeGroups(GroupHandler):
+    async def handle(self, caller: Caller, request: DescribeGroupsRequest) -> Response:
+        wants = request.include_authorized_operations
+        return caller.respond(groups=tuple(self._described(caller, g, wants) for g in request.groups))
 
-
-async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Response:
-    wants = request.include_authorized_operations
-    return ctx.respond(groups=tuple(_described(ctx, g, wants) for g in request.groups))
+    def _described(self, caller: Caller, group_id: str, wants_operations: bool) -> Any:
+        operations = caller.requested_operations(wants_operations, ResourceType.GROUP, group_id)
+        try:
+            if not caller.allowed(Operation.DESCRIBE, ResourceType.GROUP, group_id):
+                raise KafkaError(ErrorCode.group_authorization_failed)
+            group = self.groups.describe_group(group_id)
+        except KafkaError as e:
+            return caller.make("DescribedGroup", error_code=e.code, group_id=group_id, group_state="",
+                               protocol_type="", protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
+        if group is None and caller.api_version >= NOT_FOUND_SINCE:
+            return caller.make("DescribedGroup", error_code=ErrorCode.group_id_not_found,
+                               error_message=f"Group {group_id} not found.", group_id=group_id, group_state="",
+                               protocol_type="", protocol_data="", members=(), authorized_operations=NOT_REQUESTED)
+        if group is None:
+            return caller.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id, group_state="Dead",
+                               protocol_type="", protocol_data="", members=(), authorized_operations=operations)
+        stable = str(group.state) == STABLE
+        return caller.make("DescribedGroup", error_code=ErrorCode.none, group_id=group_id,
+                           group_state=str(group.state), protocol_type=group.protocol_type or "",
+                           protocol_data=(group.protocol_name or "") if stable else "",
+                           members=tuple(_member(caller, group, m) for m in group.members.values()),
+                           authorized_operations=operations)

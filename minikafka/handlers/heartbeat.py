@@ -13,14 +13,15 @@ from __future__ import annotations
 from kio.schema.heartbeat.v4.request import HeartbeatRequest
 
 from ..errors import ErrorCode, KafkaError
-from ._groups import coordinator
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from .ports import Caller, Response
 
 
-async def handle(ctx: RequestContext, request: HeartbeatRequest) -> Response:
-    try:
-        coordinator(ctx).heartbeat(request.group_id, request.member_id,
-                                   request.group_instance_id, request.generation_id)
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code)
-    return ctx.respond(error_code=ErrorCode.none)
+class Heartbeat(GroupHandler):
+    async def handle(self, caller: Caller, request: HeartbeatRequest) -> Response:
+        try:
+            self.groups.heartbeat_group(request.group_id, request.member_id, request.group_instance_id,
+                                        request.generation_id)
+        except KafkaError as e:
+            return caller.respond(error_code=e.code)
+        return caller.respond(error_code=ErrorCode.none)

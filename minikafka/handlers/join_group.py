@@ -15,40 +15,35 @@ from __future__ import annotations
 
 from kio.schema.join_group.v9.request import JoinGroupRequest
 
-from ..errors import ErrorCode, KafkaError
-from ..groups.member import JoinRequest, MemberIdRequired
-from ._groups import coordinator, millis
-from .context import RequestContext, Response
+from ..errors import ErrorCode, KafkaError, MemberIdRequired
+from ._groups import GroupHandler, millis
+from .ports import Caller, Response
 
 
-def _join_request(ctx: RequestContext, request: JoinGroupRequest) -> JoinRequest:
-    session_ms = millis(request.session_timeout)
-    rebalance_ms = millis(request.rebalance_timeout)
-    return JoinRequest(
-        member_id=request.member_id, group_instance_id=request.group_instance_id,
-        client_id=ctx.client_id, client_host=f"/{ctx.client_host}", session_timeout_ms=session_ms,
-        rebalance_timeout_ms=rebalance_ms if rebalance_ms > 0 else session_ms,
-        protocol_type=request.protocol_type, protocols=tuple((p.name, p.metadata) for p in request.protocols),
-        require_known_member_id=ctx.api_version >= 4)
+def _error(caller: Caller, code: ErrorCode, member_id: str = "") -> Response:
+    return caller.respond(error_code=code, generation_id=-1, protocol_type=None,
+                          protocol_name="" if caller.api_version < 7 else None,
+                          leader="", member_id=member_id, members=())
 
 
-def _error(ctx: RequestContext, code: ErrorCode, member_id: str = "") -> Response:
-    return ctx.respond(error_code=code, generation_id=-1, protocol_type=None,
-                       protocol_name="" if ctx.api_version < 7 else None,
-                       leader="", member_id=member_id, members=())
-
-
-async def handle(ctx: RequestContext, request: JoinGroupRequest) -> Response:
-    if ctx.broker.share_groups.is_share_group(request.group_id):  # one group id, one type of group (KIP-932)
-        return _error(ctx, ErrorCode.inconsistent_group_protocol, request.member_id)
-    try:
-        result = await coordinator(ctx).join(request.group_id, _join_request(ctx, request))
-    except MemberIdRequired as e:
-        return _error(ctx, e.code, e.member_id)
-    except KafkaError as e:
-        return _error(ctx, e.code, request.member_id)
-    members = tuple(ctx.make("JoinGroupResponseMember", member_id=m, group_instance_id=instance, metadata=metadata)
-                    for m, instance, metadata in result.members)
-    return ctx.respond(error_code=ErrorCode.none, generation_id=result.generation_id,
-                       protocol_type=result.protocol_type, protocol_name=result.protocol_name or "",
-                       leader=result.leader_id, member_id=result.member_id, members=members)
+class JoinGroup(GroupHandler):
+    async def handle(self, caller: Caller, request: JoinGroupRequest) -> Response:
+        if self.groups.is_share_group(request.group_id):  # one group id, one type of group (KIP-932)
+            return _error(caller, ErrorCode.inconsistent_group_protocol, request.member_id)
+        session_ms = millis(request.session_timeout)
+        rebalance_ms = millis(request.rebalance_timeout)
+        try:
+            result = await self.groups.join_group(
+                request.group_id, request.member_id, request.group_instance_id, caller.client_id,
+                f"/{caller.client_host}", session_ms, rebalance_ms if rebalance_ms > 0 else session_ms,
+                request.protocol_type, tuple((p.name, p.metadata) for p in request.protocols),
+                require_known_member_id=caller.api_version >= 4)
+        except MemberIdRequired as e:
+            return _error(caller, e.code, e.member_id)
+        except KafkaError as e:
+            return _error(caller, e.code, request.member_id)
+        members = tuple(caller.make("JoinGroupResponseMember", member_id=m, group_instance_id=instance,
+                                    metadata=metadata) for m, instance, metadata in result.members)
+        return caller.respond(error_code=ErrorCode.none, generation_id=result.generation_id,
+                              protocol_type=result.protocol_type, protocol_name=result.protocol_name or "",
+                              leader=result.leader_id, member_id=result.member_id, members=members)

@@ -14,10 +14,11 @@ from kio.schema.leave_group.v5.request import LeaveGroupRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
-from ._groups import coordinator
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from .ports import Caller, Response
 
 API_KEY = 13
+LISTS_SINCE = 3
 
 
 def upgrade(decoded: Any, latest: type) -> Any:
@@ -29,14 +30,15 @@ def upgrade(decoded: Any, latest: type) -> Any:
     return codec.make(latest, group_id=decoded.group_id, members=(identity,))
 
 
-async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> Response:
-    leaving = [(m.member_id, m.group_instance_id) for m in request.members]
-    try:
-        codes = coordinator(ctx).leave(request.group_id, leaving)
-    except KafkaError as e:  # NOT_COORDINATOR and the like: the whole request failed
-        return ctx.respond(error_code=e.code, members=())
-    if ctx.api_version < 3:
-        return ctx.respond(error_code=codes[0])
-    members = tuple(ctx.make("MemberResponse", member_id=m, group_instance_id=i, error_code=code)
-                    for (m, i), code in zip(leaving, codes))
-    return ctx.respond(error_code=ErrorCode.none, members=members)
+class LeaveGroup(GroupHandler):
+    async def handle(self, caller: Caller, request: LeaveGroupRequest) -> Response:
+        leaving = [(m.member_id, m.group_instance_id) for m in request.members]
+        try:
+            codes = self.groups.leave_group(request.group_id, leaving)
+        except KafkaError as e:  # NOT_COORDINATOR and the like: the whole request failed
+            return caller.respond(error_code=e.code, members=())
+        if caller.api_version < LISTS_SINCE:
+            return caller.respond(error_code=codes[0])
+        members = tuple(caller.make("MemberResponse", member_id=m, group_instance_id=i, error_code=code)
+                        for (m, i), code in zip(leaving, codes))
+        return caller.respond(error_code=ErrorCode.none, members=members)

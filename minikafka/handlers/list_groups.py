@@ -13,35 +13,32 @@ from kio.schema.list_groups.v5.request import ListGroupsRequest
 
 from ..errors import ErrorCode, KafkaError
 from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from ._groups import coordinator
-from .context import RequestContext, Response
-
-Listed = tuple[str, str, str, str]  # group id, protocol type, state, type
+from ._groups import GroupHandler
+from .ports import Caller, Listed, Response
 
 
-def _listed(ctx: RequestContext, request: ListGroupsRequest) -> list[Listed]:
-    """(group id, protocol type, state, type) of every group that passes the filters."""
-    states = {s.lower() for s in request.states_filter}
-    types = {t.lower() for t in request.types_filter}
-    out = [(g.group_id, g.protocol_type or "", str(g.state), g.group_type)
-           for g in coordinator(ctx).list_groups(set(request.states_filter), set(request.types_filter))]
-    if not types or "share" in types:
-        out += [(g.group_id, "share", g.state, "share") for g in ctx.broker.share_groups.list_groups()
-                if not states or g.state.lower() in states]
-    return sorted(out)
-
-
-def _visible(ctx: RequestContext, groups: list[Listed]) -> list[Listed]:
-    if ctx.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+def _visible(caller: Caller, groups: list[Listed]) -> list[Listed]:
+    if caller.allowed(Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
         return groups
-    return [g for g in groups if ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, g[0])]
+    return [g for g in groups if caller.allowed(Operation.DESCRIBE, ResourceType.GROUP, g[0])]
 
 
-async def handle(ctx: RequestContext, request: ListGroupsRequest) -> Response:
-    try:
-        groups = _visible(ctx, _listed(ctx, request))
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code, groups=())
-    listed = tuple(ctx.make("ListedGroup", group_id=group_id, protocol_type=protocol_type, group_state=state,
-                            group_type=kind) for group_id, protocol_type, state, kind in groups)
-    return ctx.respond(error_code=ErrorCode.none, groups=listed)
+class ListGroups(GroupHandler):
+    async def handle(self, caller: Caller, request: ListGroupsRequest) -> Response:
+        try:
+            groups = _visible(caller, self._listed(request))
+        except KafkaError as e:
+            return caller.respond(error_code=e.code, groups=())
+        listed = tuple(caller.make("ListedGroup", group_id=group_id, protocol_type=protocol_type, group_state=state,
+                                   group_type=kind) for group_id, protocol_type, state, kind in groups)
+        return caller.respond(error_code=ErrorCode.none, groups=listed)
+
+    def _listed(self, request: ListGroupsRequest) -> list[Listed]:
+        """(group id, protocol type, state, type) of every group that passes the filters."""
+        states = {s.lower() for s in request.states_filter}
+        types = {t.lower() for t in request.types_filter}
+        out = list(self.groups.list_groups(set(request.states_filter), set(request.types_filter)))
+        if not types or "share" in types:
+            out += [(group_id, "share", state, "share") for group_id, state in self.groups.list_share_groups()
+                    if not states or state.lower() in states]
+        return sorted(out)

@@ -20,67 +20,71 @@ from typing import Any
 from kio.schema.offset_commit.v9.request import OffsetCommitRequest as NamedOffsetCommitRequest
 from kio.schema.offset_commit.v10.request import OffsetCommitRequest
 
-from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
-from ..groups.offsets import CommittedOffset
 from ..security.acl import Operation, ResourceType
-from ._groups import coordinator
-from ._topic_ids import absent, name_of, upgrade_within
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from ._ids import given, upgrade_within
+from .ports import Caller, Response, TxnOffset
 
 READ, TOPIC = Operation.READ, ResourceType.TOPIC
 TOPIC_IDS_SINCE = 10
 upgrade = upgrade_within(8, TOPIC_IDS_SINCE)  # v2-v9 read as v9 (names), v10 as itself (ids)
 Request = OffsetCommitRequest | NamedOffsetCommitRequest
+Results = dict[tuple[str, int], ErrorCode]
 
 
-def _name(ctx: RequestContext, topic: Any) -> str | None:
-    """The topic's name: given up to v9, looked up by id from v10 (None: an unknown id)."""
-    if ctx.api_version < TOPIC_IDS_SINCE:
-        return str(topic.name)
-    return None if absent(topic.topic_id) else name_of(ctx, topic.topic_id)
+def _topics(request: Request) -> tuple[Any, ...]:
+    """The request's topics, named (up to v9) or by id (v10)."""
+    return tuple(request.topics)
 
 
-def _commits(ctx: RequestContext, request: Request) -> list[tuple[str, int, CommittedOffset]]:
-    stamp = now_ms()
-    return [(name, p.partition_index,
-             CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", stamp))
-            for t in request.topics if (name := _name(ctx, t)) is not None for p in t.partitions]
-
-
-async def _results(ctx: RequestContext, request: Request,
-                   commits: list[tuple[str, int, CommittedOffset]]) -> dict:
-    try:
-        return await coordinator(ctx).commit(
-            request.group_id, request.member_id, request.group_instance_id,
-            request.generation_id_or_member_epoch, commits, ctx.api_version)
-    except KafkaError as e:
-        return {(t, p): e.code for t, p, _ in commits}
-
-
-def _respond(ctx: RequestContext, request: Request, results: dict) -> Response:
-    """One answer per topic asked, named as asked (name up to v9, id from v10)."""
+def _respond(caller: Caller, request: Request, names: list[str | None], results: Results) -> Response:
+    """One answer per topic asked, named as asked (name up to v9, id from v10); ``names``: each topic's
+    name, None for an id the cluster does not know (UNKNOWN_TOPIC_ID)."""
     def code(name: str | None, index: int) -> ErrorCode:
         return ErrorCode.unknown_topic_id if name is None else results[(name, index)]
 
     topics = tuple(
-        ctx.make("OffsetCommitResponseTopic", name=getattr(t, "name", ""), topic_id=getattr(t, "topic_id", None),
-                 partitions=tuple(
-                     ctx.make("OffsetCommitResponsePartition", partition_index=p.partition_index,
-                              error_code=code(name, p.partition_index))
-                     for p in t.partitions))
-        for t in request.topics for name in (_name(ctx, t),))
-    return ctx.respond(topics=topics)
+        caller.make("OffsetCommitResponseTopic", name=getattr(t, "name", ""), topic_id=getattr(t, "topic_id", None),
+                    partitions=tuple(
+                        caller.make("OffsetCommitResponsePartition", partition_index=p.partition_index,
+                                    error_code=code(name, p.partition_index))
+                        for p in t.partitions))
+        for t, name in zip(_topics(request), names))
+    return caller.respond(topics=topics)
 
 
-def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
-    """Every partition fails with ``code`` (GROUP_AUTHORIZATION_FAILED, an injected fault)."""
-    return _respond(ctx, request, {(t, p): code for t, p, _ in _commits(ctx, request)})
+def error_response(caller: Caller, request: Request, code: ErrorCode) -> Response:
+    """Every partition fails with ``code`` (GROUP_AUTHORIZATION_FAILED, an injected fault), as Kafka's
+    error answer: a v10 topic id is not looked up first."""
+    names: list[str | None] = [str(getattr(t, "name", "") or getattr(t, "topic_id", "")) for t in request.topics]
+    return _respond(caller, request, names,
+                    {(str(n), p.partition_index): code for t, n in zip(_topics(request), names) for p in t.partitions})
 
 
-async def handle(ctx: RequestContext, request: Request) -> Response:
-    commits = _commits(ctx, request)
-    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, _ in commits if not ctx.allowed(READ, TOPIC, t)}
-    allowed = [c for c in commits if (c[0], c[1]) not in denied]  # Kafka commits those, answers the rest
-    results = await _results(ctx, request, allowed) if allowed else {}
-    return _respond(ctx, request, {**results, **denied})
+class OffsetCommit(GroupHandler):
+    async def handle(self, caller: Caller, request: Request) -> Response:
+        names = [self._name(caller, t) for t in request.topics]
+        commits: list[TxnOffset] = [
+            (name, p.partition_index, p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "")
+            for t, name in zip(_topics(request), names) if name is not None for p in t.partitions]
+        denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, *_ in commits
+                  if not caller.allowed(READ, TOPIC, t)}
+        allowed = [c for c in commits if (c[0], c[1]) not in denied]  # Kafka commits those, answers the rest
+        results = await self._results(caller, request, allowed) if allowed else {}
+        return _respond(caller, request, names, {**results, **denied})
+
+    def _name(self, caller: Caller, topic: Any) -> str | None:
+        """The topic's name: given up to v9, looked up by id from v10 (None: an unknown id)."""
+        if caller.api_version < TOPIC_IDS_SINCE:
+            return str(topic.name)
+        topic_id = given(topic.topic_id)
+        return None if topic_id is None else self.groups.topic_name_of(str(topic_id))
+
+    async def _results(self, caller: Caller, request: Request, commits: list[TxnOffset]) -> Results:
+        try:
+            return await self.groups.commit_offsets(
+                request.group_id, request.member_id, request.group_instance_id,
+                request.generation_id_or_member_epoch, commits, caller.api_version)
+        except KafkaError as e:
+            return {(t, p): e.code for t, p, *_ in commits}

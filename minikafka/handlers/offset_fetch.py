@@ -32,18 +32,18 @@ from kio.schema.offset_fetch.v9.request import OffsetFetchRequestGroup as NamedO
 from kio.schema.offset_fetch.v10.request import OffsetFetchRequest, OffsetFetchRequestGroup
 
 from ..errors import ErrorCode, KafkaError
-from ..groups.offsets import CommittedOffset
 from ..protocol import codec
 from ..security.acl import Operation, ResourceType
-from ._groups import coordinator
-from ._topic_ids import ZERO, absent, id_of, name_of
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from ._ids import ZERO, given
+from .ports import Caller, FetchedOffset, Response
 
+GROUP_ERROR_SINCE = 2
 GROUPS_SINCE = 8
 TOPIC_IDS_SINCE = 10
 Request = OffsetFetchRequest | NamedOffsetFetchRequest  # v10 as it is, older ones as v9 (``upgrade``)
 Group = OffsetFetchRequestGroup | NamedOffsetFetchRequestGroup
-Row = tuple[str, int, CommittedOffset | None, ErrorCode]  # topic, partition, its committed offset, error
+Row = FetchedOffset  # topic, partition, its committed (offset, leader epoch, metadata), error
 
 
 def upgrade(decoded: Any, latest: type) -> Any:
@@ -60,88 +60,105 @@ def upgrade(decoded: Any, latest: type) -> Any:
     return named(groups=(group,), require_stable=getattr(decoded, "require_stable", False))
 
 
-def _wanted(ctx: RequestContext, group: Group) -> tuple[list[tuple[str, int]] | None, list[Row]]:
-    """The (topic, partition) pairs asked (None: all), and rows for topic ids nobody knows (v10)."""
-    if group.topics is None:
-        return None, []
-    if isinstance(group, NamedOffsetFetchRequestGroup):
-        return [(t.name, p) for t in group.topics for p in t.partition_indexes], []
-    wanted: list[tuple[str, int]] = []
-    unknown: list[Row] = []
-    for t in group.topics:  # v10: topic ids
-        name = None if absent(t.topic_id) else name_of(ctx, t.topic_id)
-        if name is None:
-            unknown += [(str(t.topic_id or ZERO), p, None, ErrorCode.unknown_topic_id) for p in t.partition_indexes]
-        else:
-            wanted += [(name, p) for p in t.partition_indexes]
-    return wanted, unknown
-
-
-def _rows(ctx: RequestContext, group: Group, require_stable: bool) -> tuple[list[Row], ErrorCode]:
-    wanted, unknown = _wanted(ctx, group)
-    try:
-        if not ctx.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
-            raise KafkaError(ErrorCode.group_authorization_failed)
-        rows = coordinator(ctx).fetch(group.group_id, wanted, require_stable, group.member_id, group.member_epoch)
-        return _authorized(ctx, rows, wanted) + unknown, ErrorCode.none
-    except KafkaError as e:
-        return [(t, p, None, e.code) for t, p in wanted or ()], e.code
-
-
-def _authorized(ctx: RequestContext, rows: list[Row], wanted: list[tuple[str, int]] | None) -> list[Row]:
+def _authorized(caller: Caller, rows: list[Row], wanted: list[tuple[str, int]] | None) -> list[Row]:
     """Topics the principal may not DESCRIBE: left out of "all", TOPIC_AUTHORIZATION_FAILED when named."""
-    ok = {t: ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
+    ok = {t: caller.allowed(Operation.DESCRIBE, ResourceType.TOPIC, t) for t in {r[0] for r in rows}}
     if wanted is None:
         return [r for r in rows if ok[r[0]]]
     return [r if ok[r[0]] else (r[0], r[1], None, ErrorCode.topic_authorization_failed) for r in rows]
 
 
-def _topics(ctx: RequestContext, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
+def _by_topic(caller: Caller, rows: list[Row], partition_class: str) -> dict[str, list[Any]]:
     by_topic: defaultdict[str, list[Any]] = defaultdict(list)
     for topic, index, committed, code in rows:
-        by_topic[topic].append(ctx.make(
-            partition_class, partition_index=index, committed_offset=committed.offset if committed else -1,
-            committed_leader_epoch=committed.leader_epoch if committed else -1,
-            metadata=committed.metadata if committed else "", error_code=code))
-    if ctx.api_version < TOPIC_IDS_SINCE:
-        return tuple(ctx.make(topic_class, name=t, partitions=tuple(ps)) for t, ps in by_topic.items())
-    ids = {t: _topic_id(ctx, t) for t in by_topic}
-    return tuple(ctx.make(topic_class, topic_id=ids[t], partitions=tuple(ps))
-                 for t, ps in by_topic.items() if ids[t] != ZERO)
+        offset, leader_epoch, metadata = committed if committed is not None else (-1, -1, "")
+        by_topic[topic].append(caller.make(
+            partition_class, partition_index=index, committed_offset=offset, committed_leader_epoch=leader_epoch,
+            metadata=metadata, error_code=code))
+    return by_topic
 
 
-def _topic_id(ctx: RequestContext, topic: str) -> uuid.UUID:
-    """The id a v10 answer names ``topic`` by: an unknown id asked is its own text (see ``_wanted``)."""
-    found = id_of(ctx, topic)
-    if found == ZERO:
+def _named(caller: Caller, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
+    """The answer's topics up to v9, by name."""
+    return tuple(caller.make(topic_class, name=t, partitions=tuple(ps))
+                 for t, ps in _by_topic(caller, rows, partition_class).items())
+
+
+def error_response(caller: Caller, request: Request, code: ErrorCode) -> Response:
+    """The fault API's answer: the group-level error (per group from v8); v0-1 have none, so each
+    partition asked carries it, as in Kafka's error answer."""
+    if caller.api_version >= GROUPS_SINCE:
+        return caller.respond(groups=tuple(caller.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),
+                                                       error_code=code) for g in request.groups))
+    if caller.api_version >= GROUP_ERROR_SINCE:
+        return codec.empty(codec.response_class(9, caller.api_version), error_code=code)
+    group = request.groups[0]  # v0-1: one group, lifted to v9 (names)
+    topics = group.topics if isinstance(group, NamedOffsetFetchRequestGroup) else None
+    rows: list[Row] = [(t.name, p, None, code) for t in topics or () for p in t.partition_indexes]
+    return caller.respond(topics=_named(caller, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
+
+
+class OffsetFetch(GroupHandler):
+    async def handle(self, caller: Caller, request: Request) -> Response:
+        if caller.api_version >= GROUPS_SINCE:
+            return caller.respond(groups=tuple(self._answer(caller, g, request.require_stable)
+                                               for g in request.groups))
+        return self._answer(caller, request.groups[0], request.require_stable)
+
+    def _wanted(self, group: Group) -> tuple[list[tuple[str, int]] | None, list[Row]]:
+        """The (topic, partition) pairs asked (None: all), and rows for topic ids nobody knows (v10)."""
+        if group.topics is None:
+            return None, []
+        if isinstance(group, NamedOffsetFetchRequestGroup):
+            return [(t.name, p) for t in group.topics for p in t.partition_indexes], []
+        wanted: list[tuple[str, int]] = []
+        unknown: list[Row] = []
+        for t in group.topics:  # v10: topic ids
+            topic_id = given(t.topic_id)
+            name = None if topic_id is None else self.groups.topic_name_of(str(topic_id))
+            if name is None:
+                unknown += [(str(t.topic_id or ZERO), p, None, ErrorCode.unknown_topic_id) for p in t.partition_indexes]
+            else:
+                wanted += [(name, p) for p in t.partition_indexes]
+        return wanted, unknown
+
+    def _rows(self, caller: Caller, group: Group, require_stable: bool) -> tuple[list[Row], ErrorCode]:
+        wanted, unknown = self._wanted(group)
         try:
-            return uuid.UUID(topic)
-        except ValueError:
-            return ZERO  # a committed topic since deleted: no id, left out
-    return found
+            if not caller.allowed(Operation.DESCRIBE, ResourceType.GROUP, group.group_id):
+                raise KafkaError(ErrorCode.group_authorization_failed)
+            rows = self.groups.fetch_offsets(group.group_id, wanted, require_stable, group.member_id,
+                                             group.member_epoch)
+            return _authorized(caller, rows, wanted) + unknown, ErrorCode.none
+        except KafkaError as e:
+            return [(t, p, None, e.code) for t, p in wanted or ()], e.code
 
+    def _topics(self, caller: Caller, rows: list[Row], topic_class: str, partition_class: str) -> tuple[Any, ...]:
+        if caller.api_version < TOPIC_IDS_SINCE:
+            return _named(caller, rows, topic_class, partition_class)
+        by_topic = _by_topic(caller, rows, partition_class)
+        ids = {t: self._topic_id(t) for t in by_topic}
+        return tuple(caller.make(topic_class, topic_id=ids[t], partitions=tuple(ps))
+                     for t, ps in by_topic.items() if ids[t] != ZERO)
 
-def _answer(ctx: RequestContext, group: Group, require_stable: bool) -> Any:
-    rows, code = _rows(ctx, group, require_stable)
-    if ctx.api_version >= GROUPS_SINCE:
-        topics = () if code != ErrorCode.none else _topics(ctx, rows, "OffsetFetchResponseTopics",
-                                                           "OffsetFetchResponsePartitions")
-        return ctx.make("OffsetFetchResponseGroup", group_id=group.group_id, topics=topics, error_code=code)
-    if code != ErrorCode.none and ctx.api_version >= 2:
-        return ctx.respond(error_code=code, topics=())
-    return ctx.respond(error_code=ErrorCode.none,
-                       topics=_topics(ctx, rows, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"))
+    def _topic_id(self, topic: str) -> uuid.UUID:
+        """The id a v10 answer names ``topic`` by: an unknown id asked is its own text (see ``_wanted``)."""
+        found = self.groups.topic_id_of(topic)
+        if found is None:
+            try:
+                return uuid.UUID(topic)
+            except ValueError:
+                return ZERO  # a committed topic since deleted: no id, left out
+        return uuid.UUID(found)
 
-
-async def handle(ctx: RequestContext, request: Request) -> Response:
-    if ctx.api_version >= GROUPS_SINCE:
-        return ctx.respond(groups=tuple(_answer(ctx, g, request.require_stable) for g in request.groups))
-    return _answer(ctx, request.groups[0], request.require_stable)
-
-
-def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
-    """The fault API's answer: the group-level error (per group from v8)."""
-    if ctx.api_version >= GROUPS_SINCE:
-        return ctx.respond(groups=tuple(ctx.make("OffsetFetchResponseGroup", group_id=g.group_id, topics=(),
-                                                 error_code=code) for g in request.groups))
-    return codec.empty(codec.response_class(9, ctx.api_version), error_code=code)
+    def _answer(self, caller: Caller, group: Group, require_stable: bool) -> Any:
+        rows, code = self._rows(caller, group, require_stable)
+        if caller.api_version >= GROUPS_SINCE:
+            topics = () if code != ErrorCode.none else self._topics(caller, rows, "OffsetFetchResponseTopics",
+                                                                    "OffsetFetchResponsePartitions")
+            return caller.make("OffsetFetchResponseGroup", group_id=group.group_id, topics=topics, error_code=code)
+        if code != ErrorCode.none and caller.api_version >= 2:
+            return caller.respond(error_code=code, topics=())
+        return caller.respond(error_code=ErrorCode.none,
+                              topics=self._topics(caller, rows, "OffsetFetchResponseTopic",
+                                                  "OffsetFetchResponsePartition"))

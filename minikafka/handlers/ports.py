@@ -17,8 +17,8 @@ the course's public surface of the broker. It imports only the wire codec, error
 ACL types (and ``security.scram``'s credential), so a converted handler that imports it
 stays clear of the broker (an import-linter contract in pyproject.toml says so). What a
 port returns that a handler reads field by field (a share group's members, a transaction's
-record) is declared here as a read-only ``Protocol`` view, which the broker's own dataclasses
-match; the handlers never import ``share/`` or ``transactions/``. Ports so far:
+record, a group) is declared here as a read-only ``Protocol`` view, which the broker's own
+dataclasses match; the handlers never import ``share/``, ``groups/`` or ``transactions/``. Ports so far:
 
 - ``TransactionsPort``: the five transaction APIs and DescribeTransactions;
 - ``ConfigsPort``: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs;
@@ -26,6 +26,12 @@ match; the handlers never import ``share/`` or ``transactions/``. Ports so far:
   DescribeShareGroupOffsets (KIP-932), with the few metadata facts their answers carry;
 - ``AclsPort``: DescribeAcls, CreateAcls, DeleteAcls;
 - ``ScramPort``: DescribeUserScramCredentials, AlterUserScramCredentials (KIP-554);
+- ``CoordinatorsPort``: FindCoordinator;
+- ``GroupsPort``: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups,
+  DeleteGroups (the classic group APIs) and OffsetCommit, OffsetFetch, OffsetDelete;
+- ``ConsumerGroupsPort``: ConsumerGroupHeartbeat, ConsumerGroupDescribe (KIP-848);
+- ``TopicIdsPort`` (topic ids as text), shared by ``SharePort``, ``GroupsPort``,
+  ``ConsumerGroupsPort`` and ``ProducePort`` (Produce), beside ``OffsetsPort`` (ListOffsets);
 - for topic administration and the cluster view, ``ClusterViewPort`` (Metadata, DescribeCluster,
   DescribeTopicPartitions: brokers, racks, the endpoints of a listener, topics and their
   partition state, cluster and controller ids), ``TopicsPort`` (CreateTopics, DeleteTopics,
@@ -40,7 +46,7 @@ from __future__ import annotations
 
 import datetime
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
@@ -292,7 +298,20 @@ class FetchedView(Protocol):
     def acquired(self) -> Sequence[AcquiredView]: ...
 
 
-class SharePort(Protocol):
+class TopicIdsPort(Protocol):
+    """Topic ids (KIP-516), as text, for the APIs that name topics by id (share groups, KIP-848's
+    consumer groups, OffsetCommit and OffsetFetch v10)."""
+
+    def topic_name_of(self, topic_id: str) -> str | None:
+        """The name of the topic with this id; None: no such topic."""
+        ...
+
+    def topic_id_of(self, topic: str) -> str | None:
+        """The id of the topic of this name; None: no such topic."""
+        ...
+
+
+class SharePort(TopicIdsPort, Protocol):
     """What the five share-group APIs ask (KIP-932): the share group coordinator, the share-partition
     manager, and the few facts of the cluster metadata their answers carry (topic ids, leaders, the
     brokers' addresses). Each raises ``KafkaError``; ACLs are the handlers' (and dispatch's)."""
@@ -336,14 +355,6 @@ class SharePort(Protocol):
 
     def share_lock_duration_ms(self, group_id: str) -> int:
         """The group's ``share.record.lock.duration.ms``."""
-        ...
-
-    def topic_name_of(self, topic_id: str) -> str | None:
-        """The name of the topic with this id; None: no such topic."""
-        ...
-
-    def topic_id_of(self, topic: str) -> str | None:
-        """The id of the topic of this name; None: no such topic."""
         ...
 
     def partition_leader(self, topic: str, index: int) -> tuple[int, int] | None:
@@ -569,11 +580,9 @@ class AppendedView(Protocol):
     def log_start_offset(self) -> int: ...
 
 
-class ProducePort(Protocol):
-    """What Produce asks of a broker: append a batch at a partition's leader. Raises ``KafkaError``
-    (``InvalidRecords`` with the records at fault) with what the client should see."""
-
-    def topic_name_of(self, topic_id: str) -> str | None: ...
+class ProducePort(TopicIdsPort, Protocol):
+    """What Produce asks of a broker: append a batch at a partition's leader (v13 names its topics by
+    id). Raises ``KafkaError`` (``InvalidRecords`` with the records at fault) with what the client should see."""
 
     async def append_batch(self, topic: str, index: int, batch: bytes, acks: int, timeout: datetime.timedelta,
                            transactional_id: str | None, may_add_partition: bool) -> AppendedView:
@@ -589,7 +598,217 @@ class OffsetsPort(Protocol):
         ...
 
 
-class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, QuorumPort, ConfigResourcesPort,
-            ClusterViewPort, TopicsPort, ReassignmentPort, LogDirsPort, SettingsPort, ProducePort, OffsetsPort,
-            Protocol):
+# -- groups (the group coordinator) -----------------------------------------------------------------
+
+class CoordinatorsPort(Protocol):
+    """What FindCoordinator asks: which broker coordinates a group or a transactional id (-1: none yet;
+    the internal topic is created on first need), and where a broker listens."""
+
+    def group_coordinator(self, group_id: str) -> int: ...
+
+    def transaction_coordinator(self, transactional_id: str) -> int: ...
+
+    def listener_address(self, node_id: int, listener: str | None) -> tuple[str, int] | None:
+        """(host, port) of a live broker on ``listener`` (None: the only one), None when it has none."""
+        ...
+
+
+# One committed offset as OffsetFetch gives it: (offset, leader epoch, metadata).
+Committed = tuple[int, int, str]
+# OffsetFetch's row: (topic, partition, its committed offset or None, error).
+FetchedOffset = tuple[str, int, Committed | None, ErrorCode]
+# ListGroups' row: (group id, protocol type, state, group type).
+Listed = tuple[str, str, str, str]
+
+
+class JoinedView(Protocol):
+    """A JoinGroup's outcome: the member's id and generation, the group's protocol and leader, and
+    (for the leader only) every member's (member id, instance id, subscription metadata)."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def generation_id(self) -> int: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+    @property
+    def leader_id(self) -> str: ...
+    @property
+    def members(self) -> tuple[tuple[str, str | None, bytes], ...]: ...
+
+
+class SyncedView(Protocol):
+    """A SyncGroup's outcome: the member's assignment (opaque bytes) and the group's protocol."""
+
+    @property
+    def assignment(self) -> bytes: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+
+
+class ClassicMemberView(Protocol):
+    """A classic group's member as DescribeGroups shows it; ``metadata(protocol)``: its subscription."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def group_instance_id(self) -> str | None: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def assignment(self) -> bytes: ...
+
+    def metadata(self, protocol: str | None) -> bytes: ...
+
+
+class ClassicGroupView(Protocol):
+    """A classic group as DescribeGroups shows it; ``str(state)`` is Kafka's name of the state."""
+
+    @property
+    def state(self) -> object: ...
+    @property
+    def protocol_type(self) -> str | None: ...
+    @property
+    def protocol_name(self) -> str | None: ...
+    @property
+    def members(self) -> Mapping[str, ClassicMemberView]: ...
+
+
+class GroupsPort(TopicIdsPort, Protocol):
+    """What the classic group APIs ask (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups,
+    ListGroups, DeleteGroups) and the committed-offset APIs (OffsetCommit, OffsetFetch, OffsetDelete):
+    the group coordinator of this broker. Each raises ``KafkaError`` (NOT_COORDINATOR, UNKNOWN_MEMBER_ID,
+    ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND...; JoinGroup v4+'s first join ``errors.MemberIdRequired``);
+    ACLs are the handlers'."""
+
+    def is_share_group(self, group_id: str) -> bool:
+        """Whether a share group (KIP-932) has this id: one group id, one type of group."""
+        ...
+
+    async def join_group(self, group_id: str, member_id: str, instance_id: str | None, client_id: str,
+                         client_host: str, session_timeout_ms: int, rebalance_timeout_ms: int, protocol_type: str,
+                         protocols: tuple[tuple[str, bytes], ...], require_known_member_id: bool) -> JoinedView:
+        """JoinGroup: answered when the rebalance completes (at once for a consumer group, KIP-848's migration)."""
+        ...
+
+    async def sync_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int,
+                         assignments: dict[str, bytes], protocol_type: str | None,
+                         protocol_name: str | None) -> SyncedView: ...
+
+    def heartbeat_group(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None: ...
+
+    def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> list[ErrorCode]:
+        """LeaveGroup: one error per (member id, instance id), in order."""
+        ...
+
+    def describe_group(self, group_id: str) -> ClassicGroupView | None:
+        """A classic group this broker coordinates; None: no such group (a consumer-protocol one is none)."""
+        ...
+
+    def list_groups(self, states: set[str], types: set[str]) -> list[Listed]:
+        """The classic and consumer groups this broker coordinates that pass the filters (case-insensitive)."""
+        ...
+
+    def list_share_groups(self) -> list[tuple[str, str]]:
+        """(group id, state) of every share group this broker coordinates."""
+        ...
+
+    def delete_group(self, group_id: str) -> None: ...
+
+    async def commit_offsets(self, group_id: str, member_id: str, instance_id: str | None,
+                             generation_id_or_member_epoch: int, offsets: list[TxnOffset],
+                             api_version: int) -> dict[tuple[str, int], ErrorCode]:
+        """OffsetCommit: each partition's error (``api_version``: how a member epoch is checked, KIP-848)."""
+        ...
+
+    def fetch_offsets(self, group_id: str, partitions: list[tuple[str, int]] | None, require_stable: bool,
+                      member_id: str | None, member_epoch: int) -> list[FetchedOffset]:
+        """OffsetFetch: each partition asked, or every committed one when ``partitions`` is None."""
+        ...
+
+    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]: ...
+
+
+class ConsumerBeatView(Protocol):
+    """A ConsumerGroupHeartbeat's outcome; ``assignment`` None: unchanged since the member's last heartbeat."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def heartbeat_interval_ms(self) -> int: ...
+    @property
+    def assignment(self) -> Collection[tuple[str, int]] | None: ...
+
+
+class ConsumerMemberView(Protocol):
+    """A consumer-protocol group's member as ConsumerGroupDescribe shows it; ``classic``: not None for a
+    member that joined with JoinGroup (KIP-848's online migration)."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def instance_id(self) -> str | None: ...
+    @property
+    def rack_id(self) -> str | None: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def subscribed_topic_names(self) -> tuple[str, ...]: ...
+    @property
+    def subscribed_topic_regex(self) -> str | None: ...
+    @property
+    def assigned(self) -> Collection[tuple[str, int]]: ...
+    @property
+    def classic(self) -> object | None: ...
+
+
+class ConsumerGroupView(Protocol):
+    """A consumer-protocol group (KIP-848): its epochs, assignor, members and their target assignments."""
+
+    @property
+    def state(self) -> object: ...
+    @property
+    def group_epoch(self) -> int: ...
+    @property
+    def assignment_epoch(self) -> int: ...
+    @property
+    def assignor(self) -> str: ...
+    @property
+    def members(self) -> Mapping[str, ConsumerMemberView]: ...
+    @property
+    def target(self) -> Mapping[str, Collection[tuple[str, int]]]: ...
+
+
+class ConsumerGroupsPort(TopicIdsPort, Protocol):
+    """What the consumer group protocol's APIs ask (KIP-848: ConsumerGroupHeartbeat, ConsumerGroupDescribe):
+    the group coordinator of this broker. Each raises ``KafkaError``; ACLs are the handlers' and dispatch's."""
+
+    def consumer_group_heartbeat(self, group_id: str, member_id: str, member_epoch: int, instance_id: str | None,
+                                 rack_id: str | None, rebalance_timeout_ms: int,
+                                 subscribed_topic_names: tuple[str, ...] | None, subscribed_topic_regex: str | None,
+                                 server_assignor: str | None, owned: frozenset[tuple[str, int]] | None,
+                                 client_id: str, client_host: str) -> ConsumerBeatView:
+        """Join (epoch 0), heartbeat, or leave (-1, -2 for a static member); None: unchanged."""
+        ...
+
+    def describe_consumer_group(self, group_id: str) -> ConsumerGroupView:
+        """The consumer-protocol group, or GROUP_ID_NOT_FOUND (a classic group is not one)."""
+        ...
+
+
+class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, CoordinatorsPort, GroupsPort,
+            ConsumerGroupsPort, QuorumPort, ConfigResourcesPort, ClusterViewPort, TopicsPort, ReassignmentPort,
+            LogDirsPort, SettingsPort, ProducePort, OffsetsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

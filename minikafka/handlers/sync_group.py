@@ -11,18 +11,18 @@ from __future__ import annotations
 from kio.schema.sync_group.v5.request import SyncGroupRequest
 
 from ..errors import ErrorCode, KafkaError
-from ._groups import coordinator
-from .context import RequestContext, Response
+from ._groups import GroupHandler
+from .ports import Caller, Response
 
 
-async def handle(ctx: RequestContext, request: SyncGroupRequest) -> Response:
-    assignments = {a.member_id: a.assignment for a in request.assignments}
-    try:
-        result = await coordinator(ctx).sync(
-            request.group_id, request.member_id, request.group_instance_id,
-            request.generation_id, assignments, request.protocol_type,
-            request.protocol_name)
-    except KafkaError as e:
-        return ctx.respond(error_code=e.code, protocol_type=None, protocol_name=None, assignment=b"")
-    return ctx.respond(error_code=ErrorCode.none, protocol_type=result.protocol_type,
-                       protocol_name=result.protocol_name, assignment=result.assignment)
+class SyncGroup(GroupHandler):
+    async def handle(self, caller: Caller, request: SyncGroupRequest) -> Response:
+        assignments = {a.member_id: a.assignment for a in request.assignments}
+        try:
+            result = await self.groups.sync_group(
+                request.group_id, request.member_id, request.group_instance_id, request.generation_id, assignments,
+                request.protocol_type, request.protocol_name)
+        except KafkaError as e:
+            return caller.respond(error_code=e.code, protocol_type=None, protocol_name=None, assignment=b"")
+        return caller.respond(error_code=ErrorCode.none, protocol_type=result.protocol_type,
+                              protocol_name=result.protocol_name, assignment=result.assignment)
