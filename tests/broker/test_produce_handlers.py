@@ -40,6 +40,9 @@ class FakeLog:
     def topic_name_of(self, topic_id: str) -> str | None:
         return "orders" if topic_id == str(TOPIC_ID) else None
 
+    def topic_id_of(self, topic: str) -> str | None:
+        return str(TOPIC_ID) if topic == "orders" else None
+
     async def append_batch(self, topic: str, index: int, batch: bytes, acks: int, timeout: datetime.timedelta,
                            transactional_id: str | None, may_add_partition: bool) -> Appended:
         self.calls.append((topic, index, batch, acks, transactional_id, may_add_partition))
