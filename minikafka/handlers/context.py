@@ -42,7 +42,8 @@ class RequestContext:
         session, header = self.session, self.header
         self.caller = Caller(header.api_key, header.api_version, header.client_id or "", self.client_host,
                              session.principal if session is not None else ANONYMOUS,
-                             session.listener if session is not None else None, self.connection_id, self.authorizer)
+                             session.listener if session is not None else None, self.connection_id, self.authorizer,
+                             session)
 
     @property
     def api_version(self) -> int:

@@ -84,6 +84,38 @@ TxnOffset = tuple[str, int, int, int, str]
 NOT_REQUESTED = -(2**31)  # KIP-430's authorized operations when the client did not ask for them
 
 
+class SaslExchangeView(Protocol):
+    """One connection's SASL exchange (``security.sasl.SaslExchange``): handshake, then tokens."""
+
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def mechanisms(self) -> tuple[str, ...]: ...
+    @property
+    def principal(self) -> str: ...
+
+    def handshake(self, mechanism: str) -> bool:
+        """True when ``mechanism`` is enabled; False: answer UNSUPPORTED_SASL_MECHANISM and close."""
+        ...
+
+    def authenticate(self, token: bytes) -> bytes:
+        """The server's token; ``security.mechanisms.AuthenticationFailed`` with the client's sentence."""
+        ...
+
+
+class ConnectionView(Protocol):
+    """The connection a request came on, as the SASL APIs act on it (``security.sasl.Session``)."""
+
+    @property
+    def sasl(self) -> SaslExchangeView | None:
+        """None: this listener does not use SASL."""
+        ...
+
+    def close_after(self, reason: str) -> None:
+        """Close the connection once this request's answer is sent."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
     """Who sent this request and at which version; what it may do (ACLs); how its answer is built."""
@@ -96,6 +128,7 @@ class Caller:
     listener: str | None = None  # the listener's name (SASL_PLAINTEXT, ...); None: the only one
     connection_id: int = 0
     authorizer: Authorizer | None = None  # None: no authorizer, everyone may do everything
+    connection: ConnectionView | None = None  # the SASL APIs act on it; None: a request without one (tests)
 
     @property
     def schema(self) -> ModuleType:

@@ -14,19 +14,25 @@ import logging
 from kio.schema.sasl_handshake.v1.request import SaslHandshakeRequest
 
 from ..errors import ErrorCode
-from .context import RequestContext, Response
+from .ports import Caller, Response
 
 log = logging.getLogger("minikafka.sasl")
 
 
-async def handle(ctx: RequestContext, request: SaslHandshakeRequest) -> Response:
-    session = ctx.session
-    sasl = session.sasl if session is not None else None
-    if session is None or sasl is None or sasl.complete:
-        return ctx.respond(error_code=ErrorCode.illegal_sasl_state, mechanisms=())
-    if sasl.handshake(request.mechanism):
-        return ctx.respond(error_code=ErrorCode.none, mechanisms=sasl.mechanisms)
-    log.info("client %s asked for SASL mechanism %r; %s enabled", ctx.client_host, request.mechanism,
-             ",".join(sasl.mechanisms))
-    session.close_after(f"unsupported SASL mechanism {request.mechanism!r}")
-    return ctx.respond(error_code=ErrorCode.unsupported_sasl_mechanism, mechanisms=sasl.mechanisms)
+class SaslHandshake:
+    """Acts on the caller's connection only (``Caller.connection``): it needs no port of the broker."""
+
+    def __init__(self, ports: object) -> None:
+        pass
+
+    async def handle(self, caller: Caller, request: SaslHandshakeRequest) -> Response:
+        connection = caller.connection
+        sasl = connection.sasl if connection is not None else None
+        if connection is None or sasl is None or sasl.complete:
+            return caller.respond(error_code=ErrorCode.illegal_sasl_state, mechanisms=())
+        if sasl.handshake(request.mechanism):
+            return caller.respond(error_code=ErrorCode.none, mechanisms=sasl.mechanisms)
+        log.info("client %s asked for SASL mechanism %r; %s enabled", caller.client_host, request.mechanism,
+                 ",".join(sasl.mechanisms))
+        connection.close_after(f"unsupported SASL mechanism {request.mechanism!r}")
+        return caller.respond(error_code=ErrorCode.unsupported_sasl_mechanism, mechanisms=sasl.mechanisms)
