@@ -20,58 +20,56 @@ from ..errors import ErrorCode
 from ..security.acl import CLUSTER_NAME
 from ..security.acl import Operation as Op
 from ..security.acl import ResourceType as Res
-from .context import RequestContext
-from .ports import NOT_REQUESTED as NOT_REQUESTED  # re-exported: the old-style describe handlers use it
+from .ports import Caller, TopicIdsPort
 
-Rule = Callable[..., "ErrorCode | None"]  # (ctx, request)
+Rule = Callable[[Caller, Any, TopicIdsPort], "ErrorCode | None"]  # (caller, request, the topics by id)
 
 GROUP_DENIED, TXN_DENIED = ErrorCode.group_authorization_failed, ErrorCode.transactional_id_authorization_failed
 
 
 def _group(op: Op) -> Rule:
-    return lambda ctx, request: None if ctx.allowed(op, Res.GROUP, request.group_id) else GROUP_DENIED
+    return lambda caller, request, topics: None if caller.allowed(op, Res.GROUP, request.group_id) else GROUP_DENIED
 
 
-def _init_producer_id(ctx: RequestContext, request: Any) -> ErrorCode | None:
+def _init_producer_id(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
     if request.transactional_id is not None:
-        return None if ctx.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, request.transactional_id) else TXN_DENIED
-    if ctx.allowed(Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME) or ctx.allowed_any(Op.WRITE, Res.TOPIC):
+        return None if caller.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, request.transactional_id) else TXN_DENIED
+    if caller.allowed(Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME) or caller.allowed_any(Op.WRITE, Res.TOPIC):
         return None
     return ErrorCode.cluster_authorization_failed
 
 
-def _share_records(ctx: RequestContext, request: Any) -> ErrorCode | None:
+def _share_records(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
     """ShareFetch and ShareAcknowledge: READ on the share group, and READ on every topic named
     (Kafka answers a denied topic per partition; here the whole request is refused)."""
-    if request.group_id is not None and not ctx.allowed(Op.READ, Res.GROUP, request.group_id):
+    if request.group_id is not None and not caller.allowed(Op.READ, Res.GROUP, request.group_id):
         return GROUP_DENIED
-    names = {t.topic_id: name for name, t in ctx.broker.metadata.topics.items()}
     for topic in request.topics:
-        name = names.get(str(topic.topic_id))
-        if name is not None and not ctx.allowed(Op.READ, Res.TOPIC, name):
+        name = topics.topic_name_of(str(topic.topic_id))
+        if name is not None and not caller.allowed(Op.READ, Res.TOPIC, name):
             return ErrorCode.topic_authorization_failed
     return None
 
 
 def _cluster(op: Op) -> Rule:
-    def rule(ctx: RequestContext, request: Any) -> ErrorCode | None:
-        return None if ctx.allowed(op, Res.CLUSTER, CLUSTER_NAME) else ErrorCode.cluster_authorization_failed
+    def rule(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
+        return None if caller.allowed_cluster(op) else ErrorCode.cluster_authorization_failed
     return rule
 
 
-def _add_partitions_to_txn(ctx: RequestContext, request: Any) -> ErrorCode | None:
+def _add_partitions_to_txn(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
     """v0-3, a producer's: WRITE on its transactional id; v4+, a broker's: CLUSTER_ACTION, in the handler."""
-    if ctx.api_version >= 4:
+    if caller.api_version >= 4:
         return None
-    return _transactional("v3_and_below_transactional_id")(ctx, request)
+    return _transactional("v3_and_below_transactional_id")(caller, request, topics)
 
 
 def _transactional(txn_id_field: str, group_op: Op | None = None) -> Rule:
-    def rule(ctx: RequestContext, request: Any) -> ErrorCode | None:
+    def rule(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
         txn_id = getattr(request, txn_id_field)
-        if txn_id is not None and not ctx.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, txn_id):
+        if txn_id is not None and not caller.allowed(Op.WRITE, Res.TRANSACTIONAL_ID, txn_id):
             return TXN_DENIED
-        if group_op is not None and not ctx.allowed(group_op, Res.GROUP, request.group_id):
+        if group_op is not None and not caller.allowed(group_op, Res.GROUP, request.group_id):
             return GROUP_DENIED
         return None
     return rule
@@ -128,17 +126,7 @@ NOT_CHECKED: dict[int, str] = {
 }
 
 
-def refusal(ctx: RequestContext, request: Any) -> ErrorCode | None:
+def refusal(caller: Caller, request: Any, topics: TopicIdsPort) -> ErrorCode | None:
     """The error a request-wide ACL check answers with, or None to go on to the handler."""
-    rule = RULES.get(ctx.header.api_key)
-    return rule(ctx, request) if rule is not None else None
-
-
-def requested_group_operations(ctx: RequestContext, request: Any, group_id: str) -> int:
-    """KIP-430 for one group of a describe request: its operations if the client asked, else NOT_REQUESTED."""
-    return ctx.caller.requested_operations(request.include_authorized_operations, Res.GROUP, group_id)
-
-
-def authorized_operations(ctx: RequestContext, resource_type: Res, name: str = CLUSTER_NAME) -> int:
-    """KIP-430's bit field of what the principal may do to a resource (``Caller.authorized_operations``)."""
-    return ctx.caller.authorized_operations(resource_type, name)
+    rule = RULES.get(caller.api_key)
+    return rule(caller, request, topics) if rule is not None else None

@@ -115,7 +115,7 @@ class RequestDispatcher:
     def faults(self, faults: Faults) -> None:
         self._faults = faults
         # every request passes these steps, outermost first, before its handler
-        self.middleware = middleware.standard(faults, self.authorizer, self._refusal, _empty_refusal)
+        self.middleware = middleware.standard(faults, self.authorizer, self._refusal, _empty_refusal, self.broker)
         self._chain = middleware.chain(self.middleware, self._handle)
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,

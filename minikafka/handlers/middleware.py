@@ -30,7 +30,7 @@ from ..protocol.apis import BY_KEY
 from ..security.authorizer import Authorizer
 from . import _authorize
 from .context import RequestContext
-from .ports import Caller
+from .ports import Caller, TopicIdsPort
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +94,14 @@ class InjectedErrors:
 
 @dataclass(frozen=True, slots=True)
 class Authorization:
-    """Kafka's request-wide ACL checks (``_authorize``): a denied request gets its error everywhere."""
+    """Kafka's request-wide ACL checks (``_authorize``): a denied request gets its error everywhere.
+    ``topics`` names the topics a request gives by id (ShareFetch, ShareAcknowledge)."""
 
     refuse: Refuse
+    topics: TopicIdsPort
 
     async def __call__(self, call: Call, next_step: Next) -> object:
-        denied = _authorize.refusal(call.ctx, call.request)
+        denied = _authorize.refusal(call.caller, call.request, self.topics)
         if denied is not None:
             return self.refuse(call, denied)
         return await next_step(call)
@@ -119,9 +121,10 @@ def _link(step: Middleware, inner: Next) -> Next:
     return run
 
 
-def standard(faults: Faults, authorizer: Authorizer | None, refuse: Refuse, empty_answer: Refuse) -> list[Middleware]:
+def standard(faults: Faults, authorizer: Authorizer | None, refuse: Refuse, empty_answer: Refuse,
+             topics: TopicIdsPort) -> list[Middleware]:
     """The broker's chain: faults, the SASL gate, injected errors and, with an authorizer, the ACLs."""
     steps: list[Middleware] = [FaultDelivery(faults), SaslGate(empty_answer), InjectedErrors(faults, refuse)]
     if authorizer is not None:
-        steps.append(Authorization(refuse))
+        steps.append(Authorization(refuse, topics))
     return steps
