@@ -8,8 +8,6 @@ GROUP_ID_NOT_FOUND; admin clients then ask DescribeGroups, as they do with Kafka
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable
 from typing import Any
 
 from kio.schema.consumer_group_describe.v1.request import ConsumerGroupDescribeRequest
@@ -58,15 +56,7 @@ class ConsumerGroupDescribe(ConsumerGroupHandler):
                            member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
                            subscribed_topic_names=m.subscribed_topic_names,
                            subscribed_topic_regex=m.subscribed_topic_regex,
-                           assignment=self._assignment(caller, m.assigned),
-                           target_assignment=self._assignment(caller, group.target.get(m.member_id, ())),
+                           assignment=self._assignment(caller, m.assigned, with_names=True),
+                           target_assignment=self._assignment(caller, group.target.get(m.member_id, ()),
+                                                             with_names=True),
                            member_type=CONSUMER_MEMBER if m.classic is None else CLASSIC_MEMBER)
-
-    def _assignment(self, caller: Caller, partitions: Iterable[tuple[str, int]]) -> Any:
-        by_topic: dict[str, list[int]] = {}
-        for topic, index in sorted(partitions):
-            by_topic.setdefault(topic, []).append(index)
-        ids = {t: self.groups.topic_id_of(t) for t in by_topic}
-        return caller.make("Assignment", topic_partitions=tuple(
-            caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), topic_name=t, partitions=tuple(ps))
-            for t, ps in by_topic.items() if (topic_id := ids[t]) is not None))

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Iterable
-from typing import Any
 
 from kio.schema.consumer_group_heartbeat.v1.request import ConsumerGroupHeartbeatRequest
 
@@ -58,12 +56,3 @@ class ConsumerGroupHeartbeat(ConsumerGroupHandler):
             if name is not None:
                 out |= {(name, p) for p in t.partitions}
         return frozenset(out)
-
-    def _assignment(self, caller: Caller, partitions: Iterable[tuple[str, int]]) -> Any:
-        by_topic: dict[str, list[int]] = {}
-        for topic, index in sorted(partitions):
-            by_topic.setdefault(topic, []).append(index)
-        ids = {t: self.groups.topic_id_of(t) for t in by_topic}
-        return caller.make("Assignment", topic_partitions=tuple(
-            caller.make("TopicPartitions", topic_id=uuid.UUID(topic_id), partitions=tuple(ps))
-            for t, ps in by_topic.items() if (topic_id := ids[t]) is not None))

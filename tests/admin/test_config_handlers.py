@@ -5,7 +5,6 @@ client sends and lifted as dispatch lifts them."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from minikafka.handlers.ports import Caller, ConfigsPort, Described
 from minikafka.resource_configs import APPEND, merge
 from minikafka.security.acl import CLUSTER_NAME, Operation, ResourceType
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 RETENTION: Described = ("retention.ms", "1000", 1, 5, False, "How long to keep.", (("retention.ms", "1000", 1),
@@ -60,11 +60,7 @@ def run(handler: Any, api_key: int, request: Any, authorizer: Any = None) -> Any
 
 
 def test_broker_provides_the_configs_port():
-    for name, method in inspect.getmembers(ConfigsPort, inspect.isfunction):
-        if not name.startswith("_"):
-            for implementation in (Broker, FakeConfigs):
-                assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                    list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(ConfigsPort, Broker, FakeConfigs)
 
 
 # -- DescribeConfigs -------------------------------------------------------------------------------

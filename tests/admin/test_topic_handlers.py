@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import uuid
 from typing import Any
 
@@ -32,6 +31,7 @@ from minikafka.handlers.ports import Caller, LogDirsPort, ReassignmentPort, Topi
 from minikafka.security.acl import CLUSTER_NAME, Operation, ResourceType
 from tests.fake_authorizer import Acls
 from tests.fake_cluster import FakeCluster
+from tests.port_checks import assert_provides
 
 CREATE_ON_CLUSTER = (Operation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
 
@@ -49,12 +49,7 @@ def run(handler: Any, api_key: int, request: Any, authorizer: Any = None) -> Any
 def test_broker_and_the_fake_provide_the_ports(port):
     """Structurally: every method of the port, with the same parameters (mypy checks the types in
     dispatch, where ``PortHandler.make(broker)`` takes a ``Ports``)."""
-    for name, method in inspect.getmembers(port, inspect.isfunction):
-        if name.startswith("_"):
-            continue
-        for implementation in (Broker, FakeCluster):
-            assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(port, Broker, FakeCluster)
 
 
 def test_the_registry_builds_the_topic_handlers_from_ports():

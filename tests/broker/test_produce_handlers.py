@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import importlib
-import inspect
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from minikafka.handlers.dispatch import lift
 from minikafka.handlers.ports import Caller, OffsetsPort, ProducePort
 from minikafka.security.acl import Operation, ResourceType
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 TOPIC_ID = uuid.uuid4()
 
@@ -78,11 +78,7 @@ def produce_request(version: int, acks: int = -1, transactional_id: str | None =
 
 @pytest.mark.parametrize("port", [ProducePort, OffsetsPort])
 def test_broker_and_fake_provide_the_ports(port):
-    for name, method in inspect.getmembers(port, inspect.isfunction):
-        if not name.startswith("_"):
-            for implementation in (Broker, FakeLog):
-                assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                    list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(port, Broker, FakeLog)
     assert isinstance(registry.HANDLERS[0], registry.PortHandler)
     assert isinstance(registry.HANDLERS[2], registry.PortHandler)
 

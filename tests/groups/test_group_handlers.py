@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import datetime
 import importlib
-import inspect
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +47,7 @@ from minikafka.handlers.ports import (
 )
 from minikafka.security.acl import CLUSTER_NAME, Operation, ResourceType
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 NOT_COORDINATOR = KafkaError(ErrorCode.not_coordinator, "Broker 1 is not the coordinator of group 'g'.")
 A_ID, B_ID, GONE_ID = uuid.UUID(int=0xA), uuid.UUID(int=0xB), uuid.UUID(int=0xDEAD)
@@ -272,12 +272,7 @@ def refused(api_key: int, version: int, request: Any, code: ErrorCode) -> Any:
 def test_broker_and_the_fakes_provide_the_group_ports(port, fake):
     """Structurally: every method of the port, same parameters (mypy checks the types where dispatch
     builds the handlers from the broker, a ``Ports``)."""
-    for name, method in inspect.getmembers(port, inspect.isfunction):
-        if name.startswith("_"):
-            continue
-        for implementation in (Broker, fake):
-            assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(port, Broker, fake)
     assert port in Ports.__mro__
 
 

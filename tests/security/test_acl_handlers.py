@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from minikafka.handlers.ports import AclsPort, Caller, ScramPort
 from minikafka.security.acl import CLUSTER_NAME, AclBinding, Operation, PatternType, Permission, ResourceType
 from minikafka.security.scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 READ_T = AclBinding(ResourceType.TOPIC, "t", PatternType.LITERAL, "User:bob", "*", Operation.READ, Permission.ALLOW)
 WRITE_T = AclBinding(ResourceType.TOPIC, "t", PatternType.LITERAL, "User:bob", "*", Operation.WRITE, Permission.DENY)
@@ -87,11 +87,7 @@ def run(handler: Any, api_key: int, request: Any, authorizer: Any = ADMIN) -> An
 
 @pytest.mark.parametrize(("port", "fakes"), [(AclsPort, (FakeAcls,)), (ScramPort, (FakeScram,))])
 def test_broker_and_the_fakes_provide_the_ports(port, fakes):
-    for name, method in inspect.getmembers(port, inspect.isfunction):
-        if not name.startswith("_"):
-            for implementation in (Broker, *fakes):
-                assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                    list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(port, Broker, *fakes)
 
 
 def test_the_registry_builds_the_acl_and_scram_handlers_from_ports():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import importlib
-import inspect
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from minikafka.handlers.share_group_heartbeat import ShareGroupHeartbeat
 from minikafka.security.acl import OPERATIONS, Operation, ResourceType
 from minikafka.share.group import ShareGroup, ShareMember
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 A_ID, B_ID = uuid.UUID(int=0xA), uuid.UUID(int=0xB)
 GONE_ID = uuid.UUID(int=0xDEAD)
@@ -138,11 +138,7 @@ def run(handler: Any, api_key: int, request: Any, authorizer: Any = None) -> Any
 
 
 def test_broker_and_the_fake_provide_the_share_port():
-    for name, method in inspect.getmembers(SharePort, inspect.isfunction):
-        if not name.startswith("_"):
-            for implementation in (Broker, FakeShare):
-                assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                    list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(SharePort, Broker, FakeShare)
 
 
 def test_the_registry_builds_the_share_handlers_from_ports():

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import importlib
-import inspect
 from typing import Any
 
 import pytest
@@ -31,6 +30,7 @@ from minikafka.handlers.ports import Caller, TransactionsPort, TxnOffset
 from minikafka.security.acl import Operation, ResourceType
 from minikafka.transactions.txnlog import TxnMetadata, TxnState
 from tests.fake_authorizer import Acls
+from tests.port_checks import assert_provides
 
 FENCED = KafkaError(ErrorCode.producer_fenced, "a newer producer with this transactional id exists")
 
@@ -100,12 +100,7 @@ def run(handler: Any, api_key: int, version: int, request: Any, authorizer: Any 
 def test_broker_provides_the_transactions_port():
     """Structurally: every method of the port, same parameters (mypy checks the types in dispatch,
     where ``PortHandler.make(broker)`` takes a ``Ports``), and the fake is one too."""
-    for name, method in inspect.getmembers(TransactionsPort, inspect.isfunction):
-        if name.startswith("_"):
-            continue
-        for implementation in (Broker, FakeTransactions):
-            assert list(inspect.signature(getattr(implementation, name)).parameters) == \
-                list(inspect.signature(method).parameters), (implementation, name)
+    assert_provides(TransactionsPort, Broker, FakeTransactions)
     port: TransactionsPort = FakeTransactions()
     assert port is not None
 
