@@ -28,6 +28,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--listen", required=True, help="host:port of its PLAINTEXT listener (port 0: any free one)")
     p.add_argument("--controllers", required=True,
                    help="the controllers, id@host:port,... (controller.quorum.voters)")
+    p.add_argument("--advertise", metavar="HOST:PORT", help="advertised.listeners: the address clients are told "
+                                                            "(default: where it listens)")
     p.add_argument("--log-dir", required=True, help="log.dirs: where its partitions are kept")
     p.add_argument("--cluster-id", default="minikafka-kraft", help="cluster.id (the controllers' own)")
     p.add_argument("--config", action="append", metavar="NAME=VALUE", help="a broker setting, e.g. num.partitions=3")
@@ -41,8 +43,14 @@ def settings_from(args: argparse.Namespace) -> BrokerSettings:
         raise ValueError(f"--listen must be host:port, not {args.listen!r}")
     config = parse_pairs(args.config, "--config")
     heartbeat = int(config.pop("broker.heartbeat.interval.ms", HEARTBEAT_INTERVAL_MS))
+    advertised = None
+    if args.advertise:
+        a_host, a_colon, a_port = args.advertise.rpartition(":")
+        if not a_colon or not a_port.isdigit():
+            raise ValueError(f"--advertise must be host:port, not {args.advertise!r}")
+        advertised = (a_host or "127.0.0.1", int(a_port))
     return BrokerSettings(args.node_id, host or "127.0.0.1", int(port), parse_voters(args.controllers),
-                          Path(args.log_dir), args.cluster_id, config, heartbeat)
+                          Path(args.log_dir), args.cluster_id, config, heartbeat, advertised=advertised)
 
 
 def main(argv: list[str]) -> int:

@@ -74,6 +74,7 @@ class BrokerSettings:
     config: dict[str, str] = field(default_factory=dict)
     heartbeat_interval_ms: int = HEARTBEAT_INTERVAL_MS
     request_timeout_ms: int = 2000
+    advertised: tuple[str, int] | None = None  # the address clients are told (a proxy's); None: where it listens
 
 
 class BrokerMetadata(ClusterMetadata):
@@ -250,13 +251,13 @@ class BrokerProcess:
         version = 1
         module = codec.request_module(BROKER_REGISTRATION, version)
         rack = self.config["broker.rack"] or None
+        host, port = s.advertised or (s.host, self.listener.port)
         request = codec.make(
             codec.request_class(BROKER_REGISTRATION, version),
             broker_id=s.node_id,
             cluster_id=s.cluster_id,
             incarnation_id=self.incarnation_id,
-            listeners=(codec.entity(module, "Listener", name="PLAINTEXT", host=s.host, port=self.listener.port,
-                                    security_protocol=0),),
+            listeners=(codec.entity(module, "Listener", name="PLAINTEXT", host=host, port=port, security_protocol=0),),
             features=(),
             rack=rack,
         )
