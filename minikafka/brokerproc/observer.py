@@ -30,20 +30,20 @@ FETCH_POLL_MS = 50  # a caught-up observer asks again after this (Kafka's long p
 
 
 class Image(Protocol):
-    """What applies committed metadata records to a broker's view."""
+    """What applies committed metadata records to a broker's view (``kraft.image.MetadataImage``)."""
 
-    def apply(self, record: MetadataRecord) -> None: ...
+    def apply(self, record: MetadataRecord) -> object: ...
 
-    def load(self, records: list[MetadataRecord], end_offset: int) -> None:
+    def load_snapshot(self, records: list[MetadataRecord], end_offset: int) -> object:
         """Replace the view with a snapshot's, which covers every offset below ``end_offset``."""
         ...
 
 
 class MetadataObserver:
     def __init__(self, node_id: int, quorum: QuorumClient, cluster_id: str, image: Image,
-                 on_applied: Callable[[], None] = lambda: None):
+                 on_snapshot: Callable[[], None] = lambda: None):
         self.node_id, self.quorum, self.cluster_id, self.image = node_id, quorum, cluster_id, image
-        self.on_applied = on_applied
+        self.on_snapshot = on_snapshot
         self.log = MetadataLog(None)
         self.high_watermark = 0
         self.applied_offset = -1  # the last offset applied
@@ -64,13 +64,12 @@ class MetadataObserver:
 
     def take_snapshot(self, response: FetchSnapshotResponse) -> None:
         self.log.restart_at(response.end_offset, response.epoch)
-        self.image.load(snapshots.records_of(response.data), response.end_offset)
+        self.image.load_snapshot(snapshots.records_of(response.data), response.end_offset)
         self.applied_offset = response.end_offset - 1
         self.high_watermark = max(self.high_watermark, response.end_offset)
-        self.on_applied()
+        self.on_snapshot()
 
     def apply_committed(self) -> None:
-        applied_any = False
         while self.applied_offset + 1 < self.high_watermark:
             data = self.log.read(self.applied_offset + 1, 1)
             if not data:
@@ -80,11 +79,9 @@ class MetadataObserver:
                 if self.applied_offset < record.offset < self.high_watermark:
                     self.image.apply(record)
                     self.applied_offset = record.offset
-                    progressed = applied_any = True
+                    progressed = True
             if not progressed:
                 break
-        if applied_any:
-            self.on_applied()
 
     # -- the loop
 

@@ -27,23 +27,25 @@ import contextlib
 import logging
 import signal
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..broker import Broker
+from ..broker import INTERNAL_REPLICATION_FACTOR, Broker
 from ..config import BrokerConfig
 from ..controller import Controller
 from ..errors import ErrorCode, KafkaError
 from ..handlers.dispatch import RequestDispatcher
 from ..kraft.brokers import BrokerRegistry
-from ..kraft.records import MetadataRecord
-from ..metadata import ClusterMetadata
+from ..kraft.image import MetadataDelta, MetadataImage
+from ..metadata import ClusterMetadata, TopicInfo
 from ..protocol import codec
 from ..replica.peers import Peers, ReplicaHost
 from ..server import Listener
 from .observer import MetadataObserver
 from .quorum_client import NoController, QuorumClient
+from .remote import CREATE_TOPICS, QuorumIsrChannel, create_topic_request, update_in_place
 
 log = logging.getLogger("minikafka.brokerproc")
 
@@ -105,31 +107,30 @@ class BrokerMetadata(ClusterMetadata):
         return start
 
 
-class BrokerImage:
-    """Applies committed metadata records to the broker: the registrations and fencing of the
-    brokers (which Metadata answers list: the unfenced ones)."""
+class ProcessBroker(Broker):
+    """A ``Broker`` whose own topic creations (``__consumer_offsets`` on a group's first need, a topic
+    auto-created by Metadata) go to the active controller as CreateTopics, once it serves them:
+    the caller hears LEADER_NOT_AVAILABLE (retriable) and the topic arrives by the metadata log."""
 
-    def __init__(self, metadata: ClusterMetadata):
-        self.metadata = metadata
-        self.registry = BrokerRegistry()
+    create_remotely: Callable[[str, int, int, dict[str, object]], None] | None = None
 
-    def apply(self, record: MetadataRecord) -> None:
-        self.registry.apply(record)
-        self._publish()
+    def create_topic(self, name: str, partitions: int = -1, replication_factor: int = -1,
+                     configs: dict | None = None, assignment: dict | None = None,
+                     validate_only: bool = False) -> TopicInfo:
+        if self.create_remotely is None or validate_only or assignment:
+            return super().create_topic(name, partitions, replication_factor, configs, assignment, validate_only)
+        self.create_remotely(name, partitions, replication_factor, dict(configs or {}))
+        raise KafkaError(ErrorCode.leader_not_available, f"Topic {name!r} is being created by the controller.")
 
-    def load(self, records: list[MetadataRecord], end_offset: int) -> None:
-        self.registry.load(records, end_offset)
-        self._publish()
-
-    def _publish(self) -> None:
-        meta = self.metadata
-        live = {b.broker_id: b for b in self.registry.brokers.values() if not b.fenced and b.listeners}
-        meta.brokers.clear()
-        for broker_id, b in sorted(live.items()):
-            first = b.listeners[0]
-            meta.brokers[broker_id] = (first["host"], first["port"])
-            meta.racks[broker_id] = b.rack
-        meta.controller_id = min(live) if live else -1  # KRaft's Metadata names a live broker here
+    def create_internal_topic(self, name: str, partitions: int, configs: dict[str, object]) -> None:
+        if name in self.metadata.topics:
+            return
+        wanted = self.config[INTERNAL_REPLICATION_FACTOR[name]] if name in INTERNAL_REPLICATION_FACTOR else 3
+        live = max(1, len(self.metadata.brokers))
+        if self.create_remotely is None:
+            super().create_internal_topic(name, partitions, configs)
+        else:  # the coordinator answers COORDINATOR_NOT_AVAILABLE until the topic arrives
+            self.create_remotely(name, partitions, max(1, min(wanted, live)), dict(configs))
 
 
 class BrokerProcess:
@@ -143,16 +144,19 @@ class BrokerProcess:
         self.peers = Peers(self.hosts)
         self.controller = Controller(self.metadata, self.peers)
         s.log_dir.mkdir(parents=True, exist_ok=True)
-        self.broker = Broker(s.node_id, self.metadata.broker_config(s.node_id), self.controller, self.peers,
-                             [s.log_dir])
+        self.quorum = QuorumClient(s.controllers, s.request_timeout_ms)
+        self.broker_epoch = -1
+        isr_channel = QuorumIsrChannel(s.node_id, self.quorum, self.metadata, lambda: self.broker_epoch)
+        self.broker = ProcessBroker(s.node_id, self.metadata.broker_config(s.node_id), self.controller, self.peers,
+                                    [s.log_dir], isr_channel)
         self.dispatcher = RequestDispatcher(self.broker)
         self.listener = Listener(self.handle_frame, s.host, s.port,
                                  idle_ms=self.config["connections.max.idle.ms"])
-        self.quorum = QuorumClient(s.controllers, s.request_timeout_ms)
-        self.image = BrokerImage(self.metadata)
-        self.observer = MetadataObserver(s.node_id, self.quorum, s.cluster_id, self.image)
+        self.image = MetadataImage(BrokerRegistry(), self.metadata, on_change=self._on_delta)
+        self.observer = MetadataObserver(s.node_id, self.quorum, s.cluster_id, self.image,
+                                         on_snapshot=self._on_snapshot)
+        self._creating: set[str] = set()  # topics this broker asked the controller to create
         self.incarnation_id = uuid.uuid4()
-        self.broker_epoch = -1
         self.fenced = True
         self.stopping = asyncio.Event()
         self.shutting_down = False  # controlled shutdown under way: heartbeats say want_shut_down
@@ -190,7 +194,7 @@ class BrokerProcess:
         self.broker.start_background()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self.observer.run()), loop.create_task(self._lifecycle()),
-                       loop.create_task(self._producer_ids())]
+                       loop.create_task(self._producer_ids()), loop.create_task(self._capabilities())]
         log.info("broker %d listening on %s:%d, controllers %s, log dir %s", s.node_id, s.host, self.listener.port,
                  sorted(s.controllers), s.log_dir)
 
@@ -213,6 +217,76 @@ class BrokerProcess:
         await self.broker.close(flush=True)  # flushes the logs and leaves the clean-shutdown marker
         self.quorum.close()
         log.info("broker %d stopped cleanly", s.node_id)
+
+    # -- the metadata log's news reaches the broker (as LeaderAndIsr and StopReplica did) -----
+    def _on_delta(self, delta: MetadataDelta) -> None:
+        self._sync(delta.topics | {topic for topic, _ in delta.partitions}, delta.removed_topics)
+        self._name_controller()
+
+    def _on_snapshot(self) -> None:
+        """A snapshot replaced the metadata: every replica is checked against it."""
+        held = {topic for topic, _ in self.broker.partitions}
+        self._sync(set(self.metadata.topics), held - set(self.metadata.topics))
+        self._name_controller()
+
+    def _name_controller(self) -> None:
+        """Metadata answers name a live broker as the controller (Kafka 4 does: clients send it
+        CreateTopics and the like, which it forwards)."""
+        live = sorted(self.metadata.brokers)
+        self.metadata.controller_id = (self.settings.node_id if self.settings.node_id in live
+                                       else live[0] if live else -1)
+
+    def _sync(self, names: set[str], removed: set[str]) -> None:
+        broker, node_id = self.broker, self.settings.node_id
+        for name in removed:
+            broker.drop_replicas(name)
+        for name in sorted(names - removed):
+            topic = self.metadata.topics.get(name)
+            if topic is None:
+                broker.drop_replicas(name)
+                continue
+            self._creating.discard(name)
+            for i, info in enumerate(topic.partitions):
+                part = broker.partitions.get((name, info.index))
+                if part is None:
+                    continue
+                if node_id not in info.replicas:
+                    broker.drop_replica(name, info.index)
+                    continue
+                if part.info is not info:  # the replica holds the metadata's object: change that one
+                    update_in_place(part.info, info)
+                    topic.partitions[i] = part.info
+                broker.on_partition_change(name, part.info)
+            broker.open_replicas(topic)
+
+    def _create_remotely(self, name: str, partitions: int, replication_factor: int,
+                         configs: dict[str, object]) -> None:
+        if name in self._creating:
+            return
+        self._creating.add(name)
+
+        async def create() -> None:
+            try:
+                answer = await self.quorum.call(create_topic_request(name, partitions, replication_factor, configs),
+                                                timeout_ms=self.settings.request_timeout_ms * 3)
+                code = answer.topics[0].error_code if answer.topics else answer.error_code
+                if code not in (ErrorCode.none, ErrorCode.topic_already_exists):
+                    log.warning("broker %d: creating %s answered %s", self.settings.node_id, name, ErrorCode(code).name)
+                    self._creating.discard(name)
+            except NoController as e:
+                log.warning("broker %d: creating %s: %s", self.settings.node_id, name, e)
+                self._creating.discard(name)
+
+        task = asyncio.get_running_loop().create_task(create())
+        self._tasks.append(task)
+
+    async def _capabilities(self) -> None:
+        """Once the active controller serves CreateTopics, this broker's own creations go there."""
+        while self.broker.create_remotely is None:
+            if await self.quorum.serves(CREATE_TOPICS, 7):
+                self.broker.create_remotely = self._create_remotely
+                return
+            await asyncio.sleep(1)
 
     # -- registration and heartbeats --------------------------------------------------------
     async def _lifecycle(self) -> None:

@@ -68,9 +68,12 @@ def test_a_killed_broker_registers_again_with_a_new_incarnation(single):
     single.kill(1)
     assert not (single.log_dir(1) / ".kafka_cleanshutdown").exists()
     single.restart(1)
-    single.wait_ready(30)
-    registrations = [line for line in single.output(1).splitlines() if "broker 1 registered" in line]
-    assert len(registrations) == 2
+
+    def registrations():
+        found = [line for line in single.output(1).splitlines() if "broker 1 registered" in line]
+        return found if len(found) == 2 else None
+
+    registrations = wait_for("broker 1 to register again", registrations, 30)
     assert registrations[0].split("incarnation ")[1] != registrations[1].split("incarnation ")[1]
     assert single.live_brokers(1) == {1}
 
