@@ -1,0 +1,60 @@
+"""A broker process applies the committed metadata records to its own replicas (no sockets: the
+observer is fed Fetch answers as the quorum leader would send them)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict
+
+from minikafka.brokerproc.process import BrokerProcess, BrokerSettings
+from minikafka.errors import ErrorCode
+from minikafka.kraft.messages import FetchResponse
+from minikafka.kraft.records import REGISTER_BROKER, UNFENCE_BROKER, change_record, metadata_record
+from minikafka.metadata import PartitionInfo, TopicInfo
+from minikafka.records import build_batch
+
+
+def batch(records, base_offset: int, epoch: int = 1) -> bytes:
+    for i, record in enumerate(records):
+        record.offset = base_offset + i
+    return build_batch(records, base_offset=base_offset, partition_leader_epoch=epoch)
+
+
+def answer(data: bytes, high_watermark: int) -> FetchResponse:
+    return FetchResponse(ErrorCode.none, 4, 1, high_watermark, records=data)
+
+
+def registration(broker_id: int, epoch: int) -> list:
+    endpoint = {"name": "PLAINTEXT", "host": "127.0.0.1", "port": 9000 + broker_id, "securityProtocol": 0}
+    return [metadata_record(REGISTER_BROKER, 0, brokerId=broker_id, brokerEpoch=epoch, incarnationId=str(uuid.uuid4()),
+                            endPoints=[endpoint], rack=None, fenced=True),
+            metadata_record(UNFENCE_BROKER, 0, id=broker_id, epoch=epoch)]
+
+
+def test_committed_records_open_re_lead_and_drop_the_replicas(tmp_path):
+    process = BrokerProcess(BrokerSettings(1, "127.0.0.1", 0, {4: ("127.0.0.1", 1)}, tmp_path / "b1"))
+    broker, observer = process.broker, process.observer
+    topic = TopicInfo("orders", str(uuid.uuid4()), [PartitionInfo(0, [1, 2], 1, [1, 2]),
+                                                    PartitionInfo(1, [2, 3], 2, [2, 3])])
+    first = [*registration(1, 0), *registration(2, 2), change_record({"type": "topic", "topic": asdict(topic)}, 0)]
+    data = batch(first, 0)
+
+    observer.take_fetch(answer(data, high_watermark=4))  # the topic record is not committed yet
+    assert sorted(process.metadata.brokers) == [1, 2]
+    assert broker.partitions == {}
+
+    observer.take_fetch(answer(b"", high_watermark=5))
+    part = broker.partitions[("orders", 0)]
+    assert part.is_leader and ("orders", 1) not in broker.partitions
+    assert process.metadata.controller_id == 1
+
+    moved = PartitionInfo(0, [1, 2], 2, [1, 2], leader_epoch=1, partition_epoch=1)
+    change = change_record({"type": "partition", "topic": "orders", "partition": asdict(moved)}, 0)
+    observer.take_fetch(answer(batch([change], 5), high_watermark=6))
+    assert not part.is_leader and part.leader_epoch == 1
+    assert process.metadata.topics["orders"].partitions[0] is part.info  # one object, shared
+
+    observer.take_fetch(answer(batch([change_record({"type": "remove_topic", "name": "orders"}, 0)], 6), 7))
+    assert broker.partitions == {}
+    assert not (tmp_path / "b1" / "orders-0").exists()
+    assert observer.applied_offset == 6
