@@ -343,12 +343,12 @@ class QuorumController:
         """AllocateProducerIds (KIP-730): the next block of ids, as (error, first id, length)."""
         if not self.is_ready:
             return ErrorCode.not_controller, -1, 0
-        error = self._check_broker(broker_id, broker_epoch)
+        error = self.check_broker(broker_id, broker_epoch)
         if error != ErrorCode.none:
             return error, -1, 0
         return ErrorCode.none, self.metadata.allocate_producer_ids(PRODUCER_ID_BLOCK), PRODUCER_ID_BLOCK
 
-    def _check_broker(self, broker_id: int, broker_epoch: int) -> ErrorCode:
+    def check_broker(self, broker_id: int, broker_epoch: int) -> ErrorCode:
         broker = self.registry.brokers.get(broker_id)
         if broker is None:
             return ErrorCode.broker_id_not_registered
