@@ -177,7 +177,8 @@ class QuorumClient:
         return low <= version <= high
 
     async def forward(self, frame: bytes, timeout_ms: int | None = None) -> bytes:
-        """Pass a client's request frame to the active controller; its answer, with the client's correlation id."""
+        """Pass a client's request frame to the active controller; its answer, with the client's correlation id,
+        size-prefixed like ``codec.encode_response``'s."""
         api_key, version, correlation_id = codec.peek_api(frame)
         deadline = time.monotonic() + (timeout_ms or self.request_timeout_ms) / 1000
         while True:
@@ -194,7 +195,7 @@ class QuorumClient:
                 except Exception:  # noqa: BLE001 - an answer we cannot read is passed on as it came
                     body = None
                 if body is None or not not_controller(body):
-                    return struct.pack(">i", correlation_id) + answer[4:]
+                    return struct.pack(">ii", len(answer), correlation_id) + answer[4:]  # as the listener sends it
                 self.forget(node)
             if time.monotonic() > deadline:
                 raise NoController(f"no active controller answered the forwarded API {api_key}")

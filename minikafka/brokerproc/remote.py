@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import uuid
 from typing import Any
 
@@ -78,5 +79,5 @@ def create_topic_request(name: str, partitions: int, replication_factor: int, co
                          replication_factor=replication_factor, assignments=(),
                          configs=tuple(codec.entity(module, "CreatableTopicConfig", name=k, value=str(v))
                                        for k, v in configs.items()))
-    return codec.make(codec.request_class(CREATE_TOPICS, version), topics=(topic,), timeout=30_000,
-                      validate_only=False)
+    return codec.make(codec.request_class(CREATE_TOPICS, version), topics=(topic,),
+                      timeout=datetime.timedelta(seconds=30), validate_only=False)
