@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -130,7 +130,11 @@ class ProcessCluster:
     @property
     def bootstrap_servers(self) -> str:
         """The brokers, as clients reach them (through the client links when ``links``)."""
-        return ",".join(self._address(CLIENT, b) for b in self.broker_ids)
+        return self.bootstrap(self.broker_ids)
+
+    def bootstrap(self, brokers: Iterable[int]) -> str:
+        """Some brokers' addresses, as clients reach them (say, all but one that was killed)."""
+        return ",".join(self._address(CLIENT, b) for b in brokers)
 
     @property
     def controllers(self) -> str:

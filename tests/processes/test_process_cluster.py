@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
 import uuid
 
@@ -92,3 +95,65 @@ def test_killing_the_active_controller_elects_another_and_create_topics_still_wo
         assert pc.live_brokers(1) == {1, 2, 3}
         observers = {o.replica_id for o in pc.describe_quorum(second).observers}
         assert observers == {1, 2, 3}
+
+
+def partition_leader(bootstrap: str, topic: str, partition: int = 0) -> int:
+    metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic, timeout=10)
+    return metadata.topics[topic].partitions[partition].leader
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_leader_broker_loses_nothing_acknowledged_and_the_restarted_broker_catches_up(tmp_path):
+    options = ("--broker-session-timeout-ms", "4000")
+    with ProcessCluster(brokers=3, controllers=3, data_dir=tmp_path, controller_options=options) as pc:
+        create_topic(pc.bootstrap_servers, "safe", 1, 3)
+        wait_for("a leader for safe-0", lambda: partition_leader(pc.bootstrap_servers, "safe") in pc.broker_ids, 20)
+        acked: list[bytes] = []
+        producer = Producer({"bootstrap.servers": pc.bootstrap_servers, "acks": "all", "enable.idempotence": True,
+                             "message.timeout.ms": 60_000})
+
+        def delivered(err, message):
+            if err is None:
+                acked.append(message.value())
+
+        def write(first: int, count: int) -> None:
+            for i in range(first, first + count):
+                producer.produce("safe", value=f"r{i}".encode(), on_delivery=delivered)
+                producer.poll(0)
+            producer.flush(60)
+
+        write(0, 200)
+        leader = partition_leader(pc.bootstrap_servers, "safe")
+        pc.kill(leader)
+        others = [b for b in pc.broker_ids if b != leader]
+        via = pc.bootstrap(others)
+        new_leader = wait_for("a new leader", lambda: (n := partition_leader(via, "safe")) not in (leader, -1) and n,
+                              30)
+        assert new_leader in others
+        write(200, 200)
+        assert len(acked) == 400
+        got = consume_all(via, "safe", 400, timeout=60)
+        assert sorted(set(got)) == sorted(acked) and len(got) == len(set(got))
+
+        pc.restart(leader)
+        wait_for(f"broker {leader} back in the ISR",
+                 lambda: leader in AdminClient({"bootstrap.servers": via}).list_topics("safe", timeout=10)
+                 .topics["safe"].partitions[0].isrs, 60)
+
+
+def test_serve_with_controllers_runs_the_processes_and_stops_them_on_sigterm(tmp_path):
+    serve = subprocess.Popen([sys.executable, "-m", "minikafka", "serve", "--brokers", "1", "--controllers", "1",
+                              "--port", "0", "--data-dir", str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = serve.stdout.readline()
+        assert "1 broker process(es)" in line and "1 controller process(es) 2@127.0.0.1:" in line
+        bootstrap = line.split(" on ")[1].split(";")[0]
+        create_topic(bootstrap, "served", 1, 1)
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(60) == 0
+        assert "stopped cleanly" in serve.stdout.read()
+        assert (tmp_path / "b1" / ".kafka_cleanshutdown").exists()
+        assert "broker 1 stopped cleanly" in (tmp_path / "b1.out").read_text()
+    finally:
+        if serve.poll() is None:
+            serve.kill()
