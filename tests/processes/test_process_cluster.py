@@ -157,3 +157,16 @@ def test_serve_with_controllers_runs_the_processes_and_stops_them_on_sigterm(tmp
     finally:
         if serve.poll() is None:
             serve.kill()
+
+
+def test_a_broker_cut_off_from_the_controllers_is_fenced_and_comes_back_when_the_link_heals(tmp_path):
+    options = ("--broker-session-timeout-ms", "3000")
+    with ProcessCluster(brokers=2, controllers=1, data_dir=tmp_path, links=True, controller_options=options) as pc:
+        assert pc.network is not None
+        controller = pc.controller_ids[0]
+        assert pc.live_brokers(2) == {1, 2}
+        pc.network.partition("b1", pc.name(controller))
+        wait_for("broker 1 fenced", lambda: pc.live_brokers(2) == {2}, 30)
+        assert pc.alive(1)  # alive, serving, but cut off: the controller fenced it
+        pc.network.heal()
+        wait_for("broker 1 unfenced", lambda: pc.live_brokers(2) == {1, 2}, 30)
