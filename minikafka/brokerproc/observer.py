@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -102,7 +103,7 @@ class MetadataObserver:
         """One Fetch (and FetchSnapshot if told); how long to wait before the next, in ms."""
         quorum = self.quorum
         node = quorum.active if quorum.active is not None else await quorum.find_active(
-            asyncio.get_running_loop().time() + quorum.request_timeout_ms / 1000)
+            time.monotonic() + quorum.request_timeout_ms / 1000)
         request = FetchRequest(self.node_id, quorum.leader_epoch, self.log.end_offset, self.log.last_epoch)
         try:
             body = await quorum.channel(node, "fetch").call(wire.to_wire(request, self.cluster_id))
