@@ -58,3 +58,22 @@ def test_committed_records_open_re_lead_and_drop_the_replicas(tmp_path):
     assert broker.partitions == {}
     assert not (tmp_path / "b1" / "orders-0").exists()
     assert observer.applied_offset == 6
+
+
+def test_producer_ids_come_from_the_controllers_blocks_and_run_out_with_a_retriable_error(tmp_path):
+    import pytest
+
+    from minikafka.brokerproc.process import BrokerMetadata
+    from minikafka.config import BrokerConfig
+    from minikafka.errors import KafkaError
+
+    meta = BrokerMetadata(BrokerConfig())
+    meta.from_controller = True
+    meta.blocks.append((5000, 5002))
+    assert [meta.next_producer_id(), meta.next_producer_id()] == [5000, 5001]
+    assert meta.wanted.is_set()  # running low: the broker asks for the next block
+    with pytest.raises(KafkaError) as refused:
+        meta.next_producer_id()
+    assert refused.value.code == ErrorCode.coordinator_load_in_progress
+    meta.blocks.append((9000, 10000))
+    assert meta.next_producer_id() == 9000
