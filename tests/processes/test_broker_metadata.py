@@ -6,8 +6,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict
 
-from minikafka.brokerproc.process import BrokerProcess, BrokerSettings
-from minikafka.errors import ErrorCode
+import pytest
+
+from minikafka.brokerproc.process import BrokerMetadata, BrokerProcess, BrokerSettings
+from minikafka.config import BrokerConfig
+from minikafka.errors import ErrorCode, KafkaError
 from minikafka.kraft.messages import FetchResponse
 from minikafka.kraft.records import REGISTER_BROKER, UNFENCE_BROKER, change_record, metadata_record
 from minikafka.metadata import PartitionInfo, TopicInfo
@@ -61,12 +64,6 @@ def test_committed_records_open_re_lead_and_drop_the_replicas(tmp_path):
 
 
 def test_producer_ids_come_from_the_controllers_blocks_and_run_out_with_a_retriable_error(tmp_path):
-    import pytest
-
-    from minikafka.brokerproc.process import BrokerMetadata
-    from minikafka.config import BrokerConfig
-    from minikafka.errors import KafkaError
-
     meta = BrokerMetadata(BrokerConfig())
     meta.from_controller = True
     meta.blocks.append((5000, 5002))
