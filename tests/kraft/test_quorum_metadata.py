@@ -15,6 +15,7 @@ from minikafka.kraft.image import MetadataImage
 from minikafka.kraft.quorum_controller import QuorumController
 from minikafka.kraft.records import KAFKA_NAMES, PARTITION_CHANGE, TOPIC_RECORD, read_all
 from minikafka.metadata import ClusterMetadata
+from minikafka.resource_configs import APPEND, SET, TOPIC
 
 from .sim import Sim
 
@@ -235,3 +236,45 @@ def test_with_a_sink_metadata_writes_no_file_and_a_replica_applies_the_changes(t
         replica.apply(change)
     assert replica.end_offset == primary.end_offset == 4
     assert {n: asdict(t) for n, t in replica.topics.items()} == {n: asdict(t) for n, t in primary.topics.items()}
+
+
+def test_topic_settings_change_incrementally_and_reach_every_controller(cluster):
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 1, 3, {"cleanup.policy": "delete"})
+    leader.alter_configs(TOPIC, "t", [(SET, "retention.ms", "5000"), (APPEND, "cleanup.policy", "compact")], False)
+    with pytest.raises(KafkaError) as refused:
+        leader.alter_configs(TOPIC, "t", [(SET, "retention.ms", "soon")], False)
+    assert refused.value.code == ErrorCode.invalid_config
+    with pytest.raises(KafkaError) as refused:
+        leader.alter_configs(TOPIC, "nope", [(SET, "retention.ms", "1")], False)
+    assert refused.value.code == ErrorCode.unknown_topic_or_partition
+    cluster.settle()
+    for controller in cluster.controllers.values():
+        config = controller.metadata.topic_config("t")
+        assert config["retention.ms"] == 5000 and config["cleanup.policy"] == "delete,compact"
+
+
+def test_elect_leaders_follows_the_embedded_rules(cluster):
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 1, 3)
+    leader.create_topic("single", 1, 1)
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 0, unclean=False)
+    assert refused.value.code == ErrorCode.election_not_needed
+    cluster.beating.discard(1)
+    cluster.run_until("broker 1 fenced", lambda: 1 not in leader.rules.peers)
+    assert leader.metadata.topics["single"].partitions[0].leader == -1  # offline: its only replica is fenced
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("single", 0, unclean=True)
+    assert refused.value.code == ErrorCode.eligible_leaders_not_available
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 0, unclean=False)
+    assert refused.value.code == ErrorCode.preferred_leader_not_available
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 5, unclean=False)
+    assert refused.value.code == ErrorCode.unknown_topic_or_partition
+    cluster.beating.add(1)
+    cluster.run_until("broker 1 unfenced", lambda: 1 in leader.rules.peers)
+    cluster.settle()
+    for controller in cluster.controllers.values():  # broker_joined: the offline partition leads again
+        assert controller.metadata.topics["single"].partitions[0].leader == 1
