@@ -477,6 +477,11 @@ class QuorumController:
         want = want_fence or want_shut_down
         if self.intended_fenced.get(broker_id, broker.fenced) != want:
             self._set_fenced(broker_id, broker_epoch, want, now)
-        return HeartbeatAnswer(
-            ErrorCode.none, metadata_offset >= broker.broker_epoch, broker.fenced, want_shut_down and broker.fenced
-        )
+        done = want_shut_down and broker.fenced and not self._leads_committed(broker_id)
+        return HeartbeatAnswer(ErrorCode.none, metadata_offset >= broker.broker_epoch, broker.fenced, done)
+
+    def _leads_committed(self, broker_id: int) -> bool:
+        """Whether the broker still leads a partition, or its leaderships moved in records not yet
+        committed: a controlled shutdown is over only once they have (KIP-631)."""
+        leads = any(info.leader == broker_id for _, info in self.rules.partitions())
+        return leads or self.node.high_watermark <= self.last_appended
