@@ -2,7 +2,8 @@
 
 CreateTopics, DeleteTopics, CreatePartitions and ElectLeaders are what an admin client sends,
 or what a broker forwards to the controller (KIP-590); AlterPartition (KIP-497) is a partition
-leader's new ISR; AllocateProducerIds (KIP-730) gives a broker a block of producer ids. Each
+leader's new ISR; AllocateProducerIds (KIP-730) gives a broker a block of producer ids;
+IncrementalAlterConfigs (KIP-339) changes a topic's settings or the brokers' dynamic ones. Each
 function here runs the request against the ``QuorumController`` and returns a ``Finish``: the
 process waits until the records the request appended commit, then calls it with None, or with
 the error that stopped the wait (REQUEST_TIMED_OUT, NOT_CONTROLLER), which replaces every
@@ -26,6 +27,7 @@ from .answers import (
     CREATE_TOPICS,
     DELETE_TOPICS,
     ELECT_LEADERS,
+    INCREMENTAL_ALTER_CONFIGS,
 )
 from .quorum_controller import QuorumController
 
@@ -257,6 +259,33 @@ def allocate_producer_ids(controller: QuorumController, version: int, request: A
     return finish
 
 
+def incremental_alter_configs(controller: QuorumController, version: int, request: Any) -> Finish:
+    module = codec.response_module(INCREMENTAL_ALTER_CONFIGS, version)
+    cls = codec.response_class(INCREMENTAL_ALTER_CONFIGS, version)
+    results = []
+    for r in request.resources:
+        changes = [(c.config_operation, c.name, c.value) for c in r.configs]
+
+        def alter(r: Any = r, changes: list = changes) -> None:
+            controller.alter_configs(r.resource_type, r.resource_name, changes, request.validate_only)
+
+        results.append((r.resource_type, r.resource_name, _run(alter)))
+
+    def finish(failed: ErrorCode | None) -> Any:
+        out = []
+        for resource_type, name, outcome in results:
+            code, message = _after(outcome, failed)
+            out.append(
+                codec.entity(
+                    module, "AlterConfigsResourceResponse", error_code=code, error_message=message,
+                    resource_type=resource_type, resource_name=name,
+                )
+            )
+        return codec.downgrade(cls, responses=tuple(out))
+
+    return finish
+
+
 HANDLERS: dict[int, Callable[[QuorumController, int, Any], Finish]] = {
     CREATE_TOPICS: create_topics,
     DELETE_TOPICS: delete_topics,
@@ -264,4 +293,5 @@ HANDLERS: dict[int, Callable[[QuorumController, int, Any], Finish]] = {
     ELECT_LEADERS: elect_leaders,
     ALTER_PARTITION: alter_partition,
     ALLOCATE_PRODUCER_IDS: allocate_producer_ids,
+    INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs,
 }

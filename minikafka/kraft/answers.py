@@ -36,6 +36,7 @@ CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION,
     56,
     67,
 )
+INCREMENTAL_ALTER_CONFIGS = 44
 CONTROLLER_ENDPOINTS = 2  # DescribeCluster's endpoint type for controllers (KIP-919); 1 is brokers
 # api key -> (lowest, highest version) this controller answers
 SUPPORTED: dict[int, tuple[int, int]] = {
@@ -55,6 +56,7 @@ SUPPORTED: dict[int, tuple[int, int]] = {
     ELECT_LEADERS: (1, 2),
     ALTER_PARTITION: (2, 3),
     ALLOCATE_PRODUCER_IDS: (0, 0),
+    INCREMENTAL_ALTER_CONFIGS: (0, 1),
 }
 
 

@@ -34,10 +34,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from ..config import BrokerConfig
+from ..config import TOPIC_SETTINGS, BrokerConfig, ConfigError, render, validate_topic_configs
 from ..controller import NO_LEADER, Controller
 from ..errors import ErrorCode, KafkaError
 from ..metadata import PRODUCER_ID_BLOCK, ClusterMetadata, PartitionInfo, TopicInfo
+from ..resource_configs import BROKER, TOPIC, merge
 from . import snapshots
 from .brokers import BrokerRegistry, HeartbeatTracker
 from .image import MetadataDelta, MetadataImage
@@ -339,6 +340,36 @@ class QuorumController:
             raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
         self.rules.requested_election(topic, found.partitions[index], unclean)
 
+    def alter_configs(
+        self, resource_type: int, name: str, changes: list[tuple[int, str, str | None]], validate_only: bool
+    ) -> None:
+        """IncrementalAlterConfigs (KIP-339) of a topic, or of the brokers' dynamic settings (KIP-226):
+        (operation, setting, value) changes, the other settings kept."""
+        self._check_active()
+        try:
+            if resource_type == TOPIC:
+                topic = self.metadata.topics.get(name)
+                if topic is None:
+                    raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
+                current = {k: render(v) for k, v in topic.overrides.items()}
+                config = self.metadata.topic_config(name)
+                for op, setting, value in changes:
+                    merge(current, op, setting, value, render(config[setting]) if setting in TOPIC_SETTINGS else "")
+                parsed = validate_topic_configs(current)
+                if not validate_only:
+                    topic.overrides.clear()
+                    topic.overrides.update(parsed)
+                    self.metadata.topic_changed(topic)
+            elif resource_type == BROKER:
+                current = self.metadata.broker_configs.strings(name)
+                for op, setting, value in changes:
+                    merge(current, op, setting, value)
+                self.metadata.broker_configs.replace(name, current, validate_only)
+            else:
+                raise KafkaError(ErrorCode.invalid_request, f"Resource type {resource_type} cannot be altered here.")
+        except ConfigError as e:
+            raise KafkaError(ErrorCode.invalid_config, str(e)) from None
+
     def allocate_producer_ids(self, broker_id: int, broker_epoch: int) -> tuple[ErrorCode, int, int]:
         """AllocateProducerIds (KIP-730): the next block of ids, as (error, first id, length)."""
         if not self.is_ready:
@@ -446,6 +477,11 @@ class QuorumController:
         want = want_fence or want_shut_down
         if self.intended_fenced.get(broker_id, broker.fenced) != want:
             self._set_fenced(broker_id, broker_epoch, want, now)
-        return HeartbeatAnswer(
-            ErrorCode.none, metadata_offset >= broker.broker_epoch, broker.fenced, want_shut_down and broker.fenced
-        )
+        done = want_shut_down and broker.fenced and not self._leads_committed(broker_id)
+        return HeartbeatAnswer(ErrorCode.none, metadata_offset >= broker.broker_epoch, broker.fenced, done)
+
+    def _leads_committed(self, broker_id: int) -> bool:
+        """Whether the broker still leads a partition, or its leaderships moved in records not yet
+        committed: a controlled shutdown is over only once they have (KIP-631)."""
+        leads = any(info.leader == broker_id for _, info in self.rules.partitions())
+        return leads or self.node.high_watermark <= self.last_appended

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict
+from datetime import timedelta
 
 import pytest
 
 from minikafka.config import BrokerConfig
 from minikafka.errors import ErrorCode, KafkaError
-from minikafka.kraft import snapshots
+from minikafka.kraft import admin, snapshots
 from minikafka.kraft.brokers import BrokerRegistry
 from minikafka.kraft.image import MetadataImage
 from minikafka.kraft.quorum_controller import QuorumController
 from minikafka.kraft.records import KAFKA_NAMES, PARTITION_CHANGE, TOPIC_RECORD, read_all
 from minikafka.metadata import ClusterMetadata
+from minikafka.protocol import codec
+from minikafka.resource_configs import APPEND, SET, TOPIC
 
 from .sim import Sim
 
@@ -235,3 +238,110 @@ def test_with_a_sink_metadata_writes_no_file_and_a_replica_applies_the_changes(t
         replica.apply(change)
     assert replica.end_offset == primary.end_offset == 4
     assert {n: asdict(t) for n, t in replica.topics.items()} == {n: asdict(t) for n, t in primary.topics.items()}
+
+
+def test_topic_settings_change_incrementally_and_reach_every_controller(cluster):
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 1, 3, {"cleanup.policy": "delete"})
+    leader.alter_configs(TOPIC, "t", [(SET, "retention.ms", "5000"), (APPEND, "cleanup.policy", "compact")], False)
+    with pytest.raises(KafkaError) as refused:
+        leader.alter_configs(TOPIC, "t", [(SET, "retention.ms", "soon")], False)
+    assert refused.value.code == ErrorCode.invalid_config
+    with pytest.raises(KafkaError) as refused:
+        leader.alter_configs(TOPIC, "nope", [(SET, "retention.ms", "1")], False)
+    assert refused.value.code == ErrorCode.unknown_topic_or_partition
+    cluster.settle()
+    for controller in cluster.controllers.values():
+        config = controller.metadata.topic_config("t")
+        assert config["retention.ms"] == 5000 and config["cleanup.policy"] == "delete,compact"
+
+
+def test_elect_leaders_follows_the_embedded_rules(cluster):
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 1, 3)
+    leader.create_topic("single", 1, 1)
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 0, unclean=False)
+    assert refused.value.code == ErrorCode.election_not_needed
+    cluster.beating.discard(1)
+    cluster.run_until("broker 1 fenced", lambda: 1 not in leader.rules.peers)
+    assert leader.metadata.topics["single"].partitions[0].leader == -1  # offline: its only replica is fenced
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("single", 0, unclean=True)
+    assert refused.value.code == ErrorCode.eligible_leaders_not_available
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 0, unclean=False)
+    assert refused.value.code == ErrorCode.preferred_leader_not_available
+    with pytest.raises(KafkaError) as refused:
+        leader.elect("t", 5, unclean=False)
+    assert refused.value.code == ErrorCode.unknown_topic_or_partition
+    cluster.beating.add(1)
+    cluster.run_until("broker 1 unfenced", lambda: 1 in leader.rules.peers)
+    cluster.settle()
+    for controller in cluster.controllers.values():  # broker_joined: the offline partition leads again
+        assert controller.metadata.topics["single"].partitions[0].leader == 1
+
+
+def _request(api_key: int, version: int, **fields):
+    return codec.make(codec.request_class(api_key, version), **fields)
+
+
+def test_the_admin_answers_as_kafka_s_controller_does(cluster):
+    leader = cluster.start_brokers()
+    follower = next(c for c in cluster.controllers.values() if c is not leader)
+    module = codec.request_module(19, 7)
+    topic = codec.entity(module, "CreatableTopic", name="t", num_partitions=1, replication_factor=2,
+                         assignments=(), configs=())
+    create = _request(19, 7, topics=(topic,), timeout=timedelta(seconds=1), validate_only=False)
+    assert admin.handle(follower, 19, 7, create)(None).topics[0].error_code == ErrorCode.not_controller
+    created = admin.handle(leader, 19, 7, create)(ErrorCode.request_timed_out).topics[0]
+    assert created.error_code == ErrorCode.request_timed_out  # appended, but the wait for the commit failed
+    assert admin.handle(leader, 19, 7, create)(None).topics[0].error_code == ErrorCode.topic_already_exists
+
+    module = codec.request_module(37, 3)
+    grow = _request(37, 3, timeout=timedelta(seconds=1), validate_only=False, topics=(
+        codec.entity(module, "CreatePartitionsTopic", name="t", count=3, assignments=None),
+        codec.entity(module, "CreatePartitionsTopic", name="t", count=2, assignments=None),
+    ))
+    results = admin.handle(leader, 37, 3, grow)(None).results
+    assert [r.error_code for r in results] == [ErrorCode.none, ErrorCode.invalid_partitions]
+    assert len(leader.metadata.topics["t"].partitions) == 3
+
+    elect = _request(43, 2, election_type=0, topic_partitions=None, timeout=timedelta(seconds=1))
+    answer = admin.handle(leader, 43, 2, elect)(None)
+    assert answer.error_code == ErrorCode.none and answer.replica_election_results == ()  # nothing needed
+
+    ids = admin.handle(leader, 67, 0, _request(67, 0, broker_id=2, broker_epoch=cluster.epochs[2]))(None)
+    assert (ids.error_code, ids.producer_id_len) == (ErrorCode.none, 1000)
+    stale = admin.handle(leader, 67, 0, _request(67, 0, broker_id=2, broker_epoch=cluster.epochs[2] + 1))(None)
+    assert stale.error_code == ErrorCode.stale_broker_epoch
+
+    module = codec.request_module(20, 6)
+    topic_id = uuid.UUID(leader.metadata.topics["t"].topic_id)
+    delete = _request(20, 6, timeout=timedelta(seconds=1), topics=(
+        codec.entity(module, "DeleteTopicState", name=None, topic_id=topic_id),
+        codec.entity(module, "DeleteTopicState", name="__consumer_offsets", topic_id=uuid.UUID(int=0)),
+        codec.entity(module, "DeleteTopicState", name=None, topic_id=uuid.uuid4()),
+    ))
+    deleted = admin.handle(leader, 20, 6, delete)(None).responses
+    assert [(d.name, d.error_code) for d in deleted] == [
+        ("t", ErrorCode.none), ("__consumer_offsets", ErrorCode.invalid_request), (None, ErrorCode.unknown_topic_id)
+    ]
+    cluster.settle()
+    assert all("t" not in c.metadata.topics for c in cluster.controllers.values())
+
+
+def test_a_controlled_shutdown_ends_once_the_leaderships_moved_and_committed(cluster):
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 3, 2)
+    cluster.settle()
+    cluster.beating.discard(1)
+    first = leader.heartbeat(1, cluster.epochs[1], 0, False, True, cluster.sim.now)
+    assert (first.is_fenced, first.should_shut_down) == (False, False)  # asked: not yet done
+
+    def told() -> bool:
+        return leader.heartbeat(1, cluster.epochs[1], 0, False, True, cluster.sim.now).should_shut_down
+
+    cluster.run_until("broker 1 told to shut down", told)
+    assert all(p.leader != 1 and 1 not in p.isr for p in leader.metadata.topics["t"].partitions)
+    assert leader.node.high_watermark > leader.last_appended  # the moves are committed

@@ -20,7 +20,7 @@ from tests.rawclient import RawClient
 
 from .quorum import REPO, Quorum, wait_until
 
-SESSION_MS = 1500
+SESSION_MS = 3000  # generous: a loaded machine must not fence the brokers that do beat
 BROKERS = (1, 2, 3)
 
 
@@ -85,6 +85,21 @@ def alter_partition(quorum: Quorum, node: int, broker: int, broker_epoch: int, t
         return c.request(request)
 
 
+def alter_topic_config(quorum: Quorum, node: int, topic: str, name: str, value: str):
+    module = codec.request_module(44, 1)
+    config = codec.entity(module, "AlterableConfig", name=name, config_operation=0, value=value)
+    resource = codec.entity(module, "AlterConfigsResource", resource_type=2, resource_name=topic, configs=(config,))
+    request = codec.make(codec.request_class(44, 1), resources=(resource,), validate_only=False)
+    with RawClient(f"127.0.0.1:{quorum.ports[node]}", timeout=10) as c:
+        return c.request(request).responses[0]
+
+
+def overrides(quorum: Quorum, node: int, topic: str) -> dict:
+    found = [r.data["topic"]["overrides"] for r in quorum.records(node)
+             if r.type == TOPIC_RECORD and r.data["topic"]["name"] == topic]
+    return found[-1] if found else {}
+
+
 def partitions(quorum: Quorum, node: int, topic: str) -> dict[int, dict]:
     """The newest committed-or-not state of each partition of ``topic`` in a controller's log."""
     out: dict[int, dict] = {}
@@ -116,6 +131,10 @@ def test_the_quorum_owns_topics_fences_brokers_and_survives_its_leader(quorum):
             capture_output=True, text=True, cwd=REPO, timeout=60,
         )
         assert '"type":"TOPIC_RECORD","data":{"type":"topic","topic":{"name":"orders"' in dumped.stdout
+
+        assert alter_topic_config(quorum, leader, "orders", "retention.ms", "60000").error_code == ErrorCode.none
+        assert alter_topic_config(quorum, leader, "orders", "retention.ms", "x").error_code == ErrorCode.invalid_config
+        wait_until("a follower has it", lambda: overrides(quorum, follower, "orders") == {"retention.ms": 60000})
 
         ok = alter_partition(quorum, leader, 1, epochs[1], created.topic_id, 0, 0, [1, 2])
         answer = ok.topics[0].partitions[0]
