@@ -62,6 +62,7 @@ FORWARDED = frozenset({
     30, 31,  # CreateAcls, DeleteAcls
     33, 44,  # AlterConfigs, IncrementalAlterConfigs
     51,  # AlterUserScramCredentials
+    55,  # DescribeQuorum: the quorum's own answer (voters, observers, lag), not the embedded cluster's picture
 })
 
 

@@ -12,7 +12,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from minikafka.processes import ProcessCluster, wait_for
+from minikafka.processes import ProcessCluster, ask, wait_for
+from minikafka.protocol import codec
 
 
 def consume_all(bootstrap: str, topic: str, count: int, timeout: float = 30) -> list[bytes]:
@@ -170,3 +171,16 @@ def test_a_broker_cut_off_from_the_controllers_is_fenced_and_comes_back_when_the
         assert pc.alive(1)  # alive, serving, but cut off: the controller fenced it
         pc.network.heal()
         wait_for("broker 1 unfenced", lambda: pc.live_brokers(2) == {1, 2}, 30)
+
+
+def test_describe_quorum_at_a_broker_is_the_quorums_own_answer(single):
+    controller = single.controller_ids[0]
+    direct = single.describe_quorum(controller)
+    module = codec.request_module(55, 2)
+    partition = codec.entity(module, "PartitionData", partition_index=0)
+    topic = codec.entity(module, "TopicData", topic_name="__cluster_metadata", partitions=(partition,))
+    answer = ask(("127.0.0.1", single.ports[1]), codec.make(codec.request_class(55, 2), topics=(topic,)))
+    got = answer.topics[0].partitions[0]
+    assert got.leader_id == direct.leader_id == controller
+    assert [v.replica_id for v in got.current_voters] == [controller]
+    assert {o.replica_id for o in got.observers} == {1}
