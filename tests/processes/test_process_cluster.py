@@ -184,3 +184,16 @@ def test_describe_quorum_at_a_broker_is_the_quorums_own_answer(single):
     assert got.leader_id == direct.leader_id == controller
     assert [v.replica_id for v in got.current_voters] == [controller]
     assert {o.replica_id for o in got.observers} == {1}
+
+
+def test_a_paused_active_controller_is_replaced_and_follows_the_new_one_when_resumed(tmp_path):
+    with ProcessCluster(brokers=1, controllers=3, data_dir=tmp_path) as pc:
+        first = pc.active_controller()
+        pc.pause(first)  # SIGSTOP: alive, silent
+        second = wait_for("another active controller",
+                          lambda: (n := pc.active_controller()) not in (None, first) and n, 20)
+        create_topic(pc.bootstrap_servers, "while-paused", 1, 1)  # the broker forwards to the new leader
+        pc.resume(first)
+        wait_for(f"controller {first} following {second}",
+                 lambda: (q := pc.describe_quorum(first)).leader_id == second and q.error_code != 0, 20)
+        assert pc.active_controller() == second
