@@ -200,6 +200,9 @@ class ProcessCluster:
                 try:
                     self.procs[node_id].wait(timeout)
                 except subprocess.TimeoutExpired:
+                    if node_id in self.broker_ids:  # where it is stuck, into its output
+                        self.procs[node_id].send_signal(signal.SIGUSR1)
+                        time.sleep(0.5)
                     self.procs[node_id].kill()
                     self.procs[node_id].wait(10)
         if self.network is not None:

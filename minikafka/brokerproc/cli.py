@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -56,6 +58,7 @@ def settings_from(args: argparse.Namespace) -> BrokerSettings:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    faulthandler.register(signal.SIGUSR1)  # a stuck broker prints where each thread is (ProcessCluster asks before a kill)
     try:
         settings = settings_from(args)
         process = BrokerProcess(settings)
