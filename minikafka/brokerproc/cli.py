@@ -58,7 +58,7 @@ def settings_from(args: argparse.Namespace) -> BrokerSettings:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    faulthandler.register(signal.SIGUSR1)  # a stuck broker prints where each thread is (ProcessCluster asks before a kill)
+    faulthandler.register(signal.SIGUSR1)  # a stuck broker prints where it is (ProcessCluster asks before a kill)
     try:
         settings = settings_from(args)
         process = BrokerProcess(settings)
