@@ -99,8 +99,16 @@ def test_killing_the_active_controller_elects_another_and_create_topics_still_wo
 
 
 def partition_leader(bootstrap: str, topic: str, partition: int = 0) -> int:
+    """The partition's leader as a broker's Metadata says (-1: none, or not known yet)."""
     metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic, timeout=10)
-    return metadata.topics[topic].partitions[partition].leader
+    found = metadata.topics[topic].partitions.get(partition)
+    return -1 if found is None else found.leader
+
+
+def in_sync(bootstrap: str, topic: str, partition: int = 0) -> list[int]:
+    metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic, timeout=10)
+    found = metadata.topics[topic].partitions.get(partition)
+    return [] if found is None else list(found.isrs)
 
 
 @pytest.mark.slow
@@ -137,9 +145,7 @@ def test_kill_9_of_the_leader_broker_loses_nothing_acknowledged_and_the_restarte
         assert sorted(set(got)) == sorted(acked) and len(got) == len(set(got))
 
         pc.restart(leader)
-        wait_for(f"broker {leader} back in the ISR",
-                 lambda: leader in AdminClient({"bootstrap.servers": via}).list_topics("safe", timeout=10)
-                 .topics["safe"].partitions[0].isrs, 60)
+        wait_for(f"broker {leader} back in the ISR", lambda: leader in in_sync(via, "safe"), 60)
 
 
 def test_serve_with_controllers_runs_the_processes_and_stops_them_on_sigterm(tmp_path):
