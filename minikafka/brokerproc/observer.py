@@ -49,6 +49,7 @@ class MetadataObserver:
         self.high_watermark = 0
         self.applied_offset = -1  # the last offset applied
         self.caught_up = asyncio.Event()  # set once the first answer's high watermark is applied
+        self.stopped = False
 
     # -- the pure part: what one answer does
 
@@ -87,7 +88,9 @@ class MetadataObserver:
     # -- the loop
 
     async def run(self) -> None:
-        while True:
+        """Fetch until ``stopped`` (a flag as well as the cancellation: Python 3.11's ``wait_for``
+        may swallow a cancellation that arrives as its answer does)."""
+        while not self.stopped:
             try:
                 wait_ms = await self.fetch_once()
             except NoController as e:

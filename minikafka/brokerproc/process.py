@@ -163,6 +163,7 @@ class BrokerProcess:
         self.shutting_down = False  # controlled shutdown under way: heartbeats say want_shut_down
         self.shutdown_granted = asyncio.Event()
         self._wake = asyncio.Event()  # cuts a heartbeat interval short
+        self.closing = False  # shutdown() is stopping the background loops
         self._tasks: list[asyncio.Task] = []
 
     # -- requests ---------------------------------------------------------------------------
@@ -210,9 +211,14 @@ class BrokerProcess:
             except TimeoutError:
                 log.warning("broker %d: the controller did not agree to the shutdown in time; stopping",
                             s.node_id)
+        self.observer.stopped = self.closing = True
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # Python 3.11's wait_for may swallow a cancellation that races an answer: the loops also
+        # read ``closing``, and none is waited for long
+        _, stuck = await asyncio.wait(self._tasks, timeout=5) if self._tasks else (set(), set())
+        for task in stuck:
+            log.warning("broker %d: a task did not stop: %s", s.node_id, task.get_coro())
         await self.listener.stop()
         self.hosts.pop(s.node_id, None)
         await self.broker.close(flush=True)  # flushes the logs and leaves the clean-shutdown marker
@@ -283,7 +289,7 @@ class BrokerProcess:
 
     async def _capabilities(self) -> None:
         """Once the active controller serves CreateTopics, this broker's own creations go there."""
-        while self.broker.create_remotely is None:
+        while self.broker.create_remotely is None and not self.closing:
             if await self.quorum.serves(CREATE_TOPICS, 7):
                 self.broker.create_remotely = self._create_remotely
                 return
@@ -292,7 +298,7 @@ class BrokerProcess:
     # -- registration and heartbeats --------------------------------------------------------
     async def _lifecycle(self) -> None:
         s = self.settings
-        while True:
+        while not self.closing:
             try:
                 if self.broker_epoch < 0:
                     await self._register()
@@ -361,7 +367,7 @@ class BrokerProcess:
     async def _producer_ids(self) -> None:
         """Keep a block of producer ids in hand, when the controller hands them out."""
         meta = self.metadata
-        while True:
+        while not self.closing:
             if self.broker_epoch < 0:
                 await asyncio.sleep(0.1)
                 continue
