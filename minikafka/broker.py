@@ -28,11 +28,12 @@ from .groups.offsets_topic import OffsetsTopic
 from .log import PartitionLog
 from .log.dirs import LogDirs
 from .metadata import PartitionInfo, TopicInfo
-from .replica.fetcher import ReplicaFetcher
+from .replica.fetcher import FetchSource, ReplicaFetcher
 from .replica.isr import IsrChannel, isr_changes, proposed_isr
 from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
+from .replica.sources import InProcessSource
 from .replica.throttle import ByteRate
 from .resource_configs import ResourceConfigs
 from .share.coordinator import ShareGroupCoordinator
@@ -76,7 +77,8 @@ class ControllerIsrChannel:
 
 class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
-                 data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None):
+                 data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None,
+                 fetch_source: FetchSource | None = None):
         self.node_id, self.config = node_id, config
         self.controller, self.metadata, self.peers = controller, controller.metadata, peers
         self.isr_channel: IsrChannel = isr_channel or ControllerIsrChannel(controller)  # AlterPartition
@@ -92,7 +94,8 @@ class Broker(ResourceConfigs):  # ResourceConfigs: the config APIs' port
         self._move_wanted = asyncio.Event()
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.leader_quota = ByteRate(lambda: self.config["leader.replication.throttled.rate"])  # KIP-73
-        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers,
+        # where followers fetch from: method calls on the other brokers unless told (replica.sources)
+        self.fetcher = ReplicaFetcher(node_id, self.partitions, fetch_source or InProcessSource(peers, config), config,
                                       ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
