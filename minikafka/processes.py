@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .kraft.peer import decode_response, encode_request
+from .protocol.channel import decode_response, encode_request
 from .netfault import Network
 from .protocol import codec
 

@@ -42,6 +42,7 @@ from ..kraft.image import MetadataDelta, MetadataImage
 from ..metadata import ClusterMetadata, TopicInfo
 from ..protocol import codec
 from ..replica.peers import Peers, ReplicaHost
+from ..replica.sources import NetworkSource
 from ..server import Listener
 from .observer import MetadataObserver
 from .quorum_client import NoController, QuorumClient
@@ -51,7 +52,11 @@ log = logging.getLogger("minikafka.brokerproc")
 
 BROKER_REGISTRATION, BROKER_HEARTBEAT, ALLOCATE_PRODUCER_IDS = 62, 63, 67
 HEARTBEAT_INTERVAL_MS = 2000  # broker.heartbeat.interval.ms
-CONTROLLED_SHUTDOWN_MS = 30_000  # how long a stopping broker waits for the controller's go-ahead
+CONTROLLED_SHUTDOWN_MS = 30_000
+# How long a forwarded request may look for an active controller: long enough for an election
+# (a silent leader is noticed after controller.quorum.fetch.timeout.ms, then a vote), shorter
+# than the clients' own request timeouts (30 s)
+FORWARD_TIMEOUT_MS = 15_000  # how long a stopping broker waits for the controller's go-ahead
 # What changes metadata: forwarded to the active controller when it serves the API (Kafka 4 forwards them all).
 FORWARDED = frozenset({
     19,  # CreateTopics
@@ -148,8 +153,9 @@ class BrokerProcess:
         self.quorum = QuorumClient(s.controllers, s.request_timeout_ms)
         self.broker_epoch = -1
         isr_channel = QuorumIsrChannel(s.node_id, self.quorum, self.metadata, lambda: self.broker_epoch)
-        self.broker = ProcessBroker(s.node_id, self.metadata.broker_config(s.node_id), self.controller, self.peers,
-                                    [s.log_dir], isr_channel)
+        broker_config = self.metadata.broker_config(s.node_id)
+        self.broker = ProcessBroker(s.node_id, broker_config, self.controller, self.peers, [s.log_dir], isr_channel,
+                                    fetch_source=NetworkSource(self.metadata, broker_config))  # Fetch over TCP
         self.dispatcher = RequestDispatcher(self.broker)
         self.listener = Listener(self.handle_frame, s.host, s.port,
                                  idle_ms=self.config["connections.max.idle.ms"])
@@ -172,7 +178,7 @@ class BrokerProcess:
         api_key, version, _ = codec.peek_api(frame)
         if api_key in FORWARDED and await self.quorum.serves(api_key, version):
             try:
-                return await self.quorum.forward(frame, self.settings.request_timeout_ms * 3)
+                return await self.quorum.forward(frame, FORWARD_TIMEOUT_MS)
             except NoController as e:
                 log.warning("broker %d: %s; answering it here", self.settings.node_id, e)
         return await self.dispatcher.handle_frame(frame, client_host, connection_id, *session)
@@ -275,7 +281,7 @@ class BrokerProcess:
         async def create() -> None:
             try:
                 answer = await self.quorum.call(create_topic_request(name, partitions, replication_factor, configs),
-                                                timeout_ms=self.settings.request_timeout_ms * 3)
+                                                timeout_ms=FORWARD_TIMEOUT_MS)
                 code = answer.topics[0].error_code if answer.topics else answer.error_code
                 if code not in (ErrorCode.none, ErrorCode.topic_already_exists):
                     log.warning("broker %d: creating %s answered %s", self.settings.node_id, name, ErrorCode(code).name)

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ..errors import ErrorCode
-from ..kraft.peer import PeerChannel, decode_response
+from ..protocol.channel import PeerChannel, decode_response
 from ..protocol import codec
 
 log = logging.getLogger("minikafka.brokerproc")

@@ -25,7 +25,7 @@ from kio.static.primitive import i8, i32, i32Timedelta, i64
 from ..clock import now_ms
 from ..config import BrokerConfig
 from ..errors import ErrorCode, KafkaError
-from ..kraft.peer import PeerChannel
+from ..protocol.channel import PeerChannel
 from ..metadata import ClusterMetadata
 from .fetcher import PartitionAnswer, PartitionFetch, leader_throttled, serve_follower
 from .partition import Partition

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import subprocess
 import sys
@@ -113,8 +112,6 @@ def in_sync(bootstrap: str, topic: str, partition: int = 0) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("minikafka.replica.sources") is None,
-                    reason="followers replicate over TCP once h-netrepl's replica.sources is merged")
 def test_kill_9_of_the_leader_broker_loses_nothing_acknowledged_and_the_restarted_broker_catches_up(tmp_path):
     options = ("--broker-session-timeout-ms", "4000")
     with ProcessCluster(brokers=3, controllers=3, data_dir=tmp_path, controller_options=options) as pc:
