@@ -11,9 +11,12 @@ import pytest
 from minikafka.brokerproc.process import BrokerMetadata, BrokerProcess, BrokerSettings
 from minikafka.config import BrokerConfig
 from minikafka.errors import ErrorCode, KafkaError
-from minikafka.kraft.messages import FetchResponse
-from minikafka.kraft.records import REGISTER_BROKER, UNFENCE_BROKER, change_record, metadata_record
-from minikafka.metadata import PartitionInfo, TopicInfo
+from minikafka.kraft import snapshots
+from minikafka.kraft.brokers import BrokerRegistry
+from minikafka.kraft.image import MetadataImage
+from minikafka.kraft.messages import FetchResponse, FetchSnapshotResponse
+from minikafka.kraft.records import REGISTER_BROKER, UNFENCE_BROKER, change_record, decode, metadata_record
+from minikafka.metadata import ClusterMetadata, PartitionInfo, TopicInfo
 from minikafka.records import build_batch
 
 
@@ -74,3 +77,25 @@ def test_producer_ids_come_from_the_controllers_blocks_and_run_out_with_a_retria
     assert refused.value.code == ErrorCode.coordinator_load_in_progress
     meta.blocks.append((9000, 10000))
     assert meta.next_producer_id() == 9000
+
+
+def test_a_snapshot_from_the_leader_replaces_the_metadata_and_the_replicas_follow_it(tmp_path):
+    process = BrokerProcess(BrokerSettings(1, "127.0.0.1", 0, {4: ("127.0.0.1", 1)}, tmp_path / "b1"))
+    old = TopicInfo("gone", str(uuid.uuid4()), [PartitionInfo(0, [1], 1, [1])])
+    process.observer.take_fetch(answer(batch([*registration(1, 0), change_record(
+        {"type": "topic", "topic": asdict(old)}, 0)], 0), high_watermark=3))
+    assert ("gone", 0) in process.broker.partitions
+
+    # the leader's state at offset 50: broker 1 registered, only topic "kept" (led by 1)
+    leader = MetadataImage(BrokerRegistry(), ClusterMetadata(BrokerConfig()))
+    kept = TopicInfo("kept", str(uuid.uuid4()), [PartitionInfo(0, [1], 1, [1], leader_epoch=3)])
+    for i, record in enumerate([*registration(1, 0), change_record({"type": "topic", "topic": asdict(kept)}, 0)]):
+        leader.apply(next(decode(batch([record], i))))
+    data = snapshots.encode(leader.snapshot_records(0), 50, 2, 0)
+    process.observer.take_snapshot(FetchSnapshotResponse(ErrorCode.none, 4, 2, 50, 2, data))
+
+    assert set(process.metadata.topics) == {"kept"}
+    assert set(process.broker.partitions) == {("kept", 0)}
+    assert process.broker.partitions[("kept", 0)].is_leader
+    assert process.observer.applied_offset == 49 and process.observer.log.end_offset == 50
+    assert sorted(process.metadata.brokers) == [1]
