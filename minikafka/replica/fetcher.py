@@ -186,7 +186,8 @@ class FetchSource(Protocol):
 
     async def fetch(self, follower_id: int, leader_id: int, wanted: list[PartitionFetch]) -> list[PartitionAnswer]:
         """The leader's answers, in ``wanted``'s order, after waiting up to ``replica.fetch.wait.max.ms``
-        for data. Raises ``OSError`` (``TimeoutError`` included) when the leader cannot be reached."""
+        for data. Raises ``OSError`` (``TimeoutError`` included) when the leader cannot be reached, or
+        ``EOFError`` when it closed the connection before answering."""
         ...
 
     def close(self) -> None: ...
@@ -236,7 +237,7 @@ class ReplicaFetcher:
                 continue
             try:
                 answers = await self.source.fetch(self.node_id, leader_id, [ask for _, ask in asks])
-            except OSError as e:  # TimeoutError included: back off, then reconnect and ask again
+            except (OSError, EOFError) as e:  # timeout, refused, closed mid-answer: back off, reconnect, ask again
                 log.warning("broker %d cannot fetch from broker %d: %s", self.node_id, leader_id, e)
                 await asyncio.sleep(self.config["replica.fetch.backoff.ms"] / 1000)
                 continue

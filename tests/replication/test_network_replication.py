@@ -142,3 +142,27 @@ def test_a_broker_without_a_replica_may_not_fetch_as_a_follower(make_cluster):
         data = raw.request(request).responses[0].partitions[0]
     assert data.error_code == ErrorCode.not_leader_or_follower
     assert cluster.partition_state("log")["log_end_offsets"].get(99) is None
+
+
+def test_offset_for_leader_epoch_answers_where_an_epoch_ended(make_cluster):
+    from kio.schema.offset_for_leader_epoch.v4.request import (
+        OffsetForLeaderEpochRequest,
+        OffsetForLeaderPartition,
+        OffsetForLeaderTopic,
+    )
+
+    cluster, leader, follower = _cluster_with_records(make_cluster)
+    epoch = cluster.partition_state("log")["leader_epoch"]
+
+    def ask(broker: int, leader_epoch: int, current: int = -1, replica_id: int = -1):
+        request = OffsetForLeaderEpochRequest(replica_id=replica_id, topics=(OffsetForLeaderTopic(
+            topic="log", partitions=(OffsetForLeaderPartition(partition=0, current_leader_epoch=current,
+                                                              leader_epoch=leader_epoch),)),))
+        with RawClient(f"127.0.0.1:{cluster.ports[broker]}") as raw:
+            got = raw.request(request).topics[0].partitions[0]
+        return got.error_code, got.leader_epoch, got.end_offset
+
+    assert ask(leader, epoch) == (ErrorCode.none, epoch, 5)  # the current epoch ends at the log end
+    assert ask(leader, epoch + 7, replica_id=follower) == (ErrorCode.none, epoch, 5)  # one it never had
+    assert ask(leader, epoch, current=epoch + 1)[0] == ErrorCode.unknown_leader_epoch
+    assert ask(follower, epoch)[0] == ErrorCode.not_leader_or_follower
