@@ -78,6 +78,10 @@ class Cluster:
         if self.security.listeners and port:
             raise ValueError("give the ports in the listeners setting, or port=, not both")
         self.config = BrokerConfig(rest)
+        first = self.security.listeners[0] if self.security.listeners else None
+        if replication == "network" and first is not None and first.protocol != "PLAINTEXT":
+            raise ValueError(f"replication='network' fetches over the first listener, which must be PLAINTEXT, "
+                             f"not {first.protocol} ({first.name})")
         self.racks = _racks(racks, self.config["broker.rack"], self.node_ids)
         self.in_memory = in_memory
         log_dirs = [Path(d) for d in self.config["log.dirs"].split(",") if d]  # Kafka's log.dirs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import uuid
 
+import pytest
 from confluent_kafka import Producer
 from kafka import KafkaConsumer, KafkaProducer
 from kio.schema.fetch.v12.request import FetchPartition as FetchPartitionV12
@@ -19,6 +20,7 @@ from kio.schema.fetch.v12.request import FetchTopic as FetchTopicV12
 from kio.schema.fetch.v18.request import FetchPartition, FetchRequest, FetchTopic, ReplicaState
 from kio.static.primitive import i32Timedelta
 
+from minikafka import Cluster
 from minikafka.errors import ErrorCode
 from minikafka.replica.sources import NetworkSource
 from tests.rawclient import RawClient
@@ -166,3 +168,8 @@ def test_offset_for_leader_epoch_answers_where_an_epoch_ended(make_cluster):
     assert ask(leader, epoch + 7, replica_id=follower) == (ErrorCode.none, epoch, 5)  # one it never had
     assert ask(leader, epoch, current=epoch + 1)[0] == ErrorCode.unknown_leader_epoch
     assert ask(follower, epoch)[0] == ErrorCode.not_leader_or_follower
+
+
+def test_an_unknown_replication_transport_is_refused():
+    with pytest.raises(ValueError, match="replication is one of in-process, network, not 'pigeon'"):
+        Cluster(brokers=2, in_memory=True, replication="pigeon")
