@@ -7,6 +7,9 @@
 2. Failover time: an embedded 3-broker Cluster (its stop_broker is needed), a producer
    sending one record at a time; time from stopping the leader to the first record
    acknowledged by the new one. Reported as the median of several rounds.
+3. ``--transports``: acks=all throughput, RF=3, on an embedded 3-broker Cluster whose
+   followers replicate in-process (method calls, the default) and then over the network
+   (Fetch requests over TCP, ``Cluster(replication="network")``), side by side (issue 31).
 """
 
 from __future__ import annotations
@@ -65,11 +68,30 @@ def failover_once(rounds: int) -> list[float]:
     return out
 
 
+def transports(n: int, rounds: int) -> None:
+    """acks=all, RF=3: in-process against network replication, the best of ``rounds`` runs each."""
+    from minikafka import Cluster
+    for transport in ("in-process", "network"):
+        best = 0.0
+        with Cluster(brokers=3, in_memory=True, replication=transport,
+                     config={"min.insync.replicas": 2}) as cluster:
+            for r in range(rounds):
+                cluster.create_topic(f"t{r}", 1, 3)
+                best = max(best, n / produce_all(cluster.bootstrap_servers, f"t{r}", n))
+        print(f"replication={transport:<10} RF=3 acks=all: {best:>10,.0f} msg/s ({best * 100 / 1e6:.1f} MB/s), "
+              f"best of {rounds}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--messages", type=int, default=200_000)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--transports", action="store_true",
+                    help="only compare in-process and network replication (embedded cluster)")
     args = ap.parse_args()
+    if args.transports:
+        transports(args.messages, args.rounds)
+        return
     throughput(args.messages)
     times = failover_once(args.rounds)
     print(f"failover (leader stop -> first acks=all record on the new leader): "

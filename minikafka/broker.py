@@ -32,11 +32,12 @@ from .groups.offsets_topic import OffsetsTopic
 from .log import PartitionLog
 from .log.dirs import LogDirs
 from .metadata import INTERNAL_TOPICS, PartitionInfo, TopicInfo, check_topic_name
-from .replica.fetcher import ReplicaFetcher
-from .replica.isr import isr_changes
+from .replica.fetcher import FetchSource, ReplicaFetcher
+from .replica.isr import IsrChannel, isr_changes, proposed_isr
 from .replica.log_dir_move import LogDirMove
 from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
+from .replica.sources import InProcessSource
 from .replica.throttle import ByteRate
 from .record_access import RecordAccess
 from .resource_configs import ResourceConfigs
@@ -64,11 +65,36 @@ MARKER_REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
 
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # Kafka's name for the marker
 
+
+class ControllerIsrChannel:
+    """The embedded cluster's ``IsrChannel``: AlterPartition as a call on the in-process controller."""
+
+    def __init__(self, controller: Controller):
+        self.controller = controller
+
+    async def alter_partition(self, topic: str, index: int, leader_epoch: int, new_isr: list[int]) -> PartitionInfo:
+        found = self.controller.metadata.topics.get(topic)
+        if found is None or not 0 <= index < len(found.partitions):
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
+        info = found.partitions[index]
+        if leader_epoch != info.leader_epoch:
+            raise KafkaError(ErrorCode.fenced_leader_epoch, f"Leader epoch {leader_epoch} of {topic}-{index} "
+                                                            f"is not the current one, {info.leader_epoch}.")
+        for broker_id in [b for b in info.isr if b not in new_isr]:
+            self.controller.shrink_isr(topic, info, broker_id)
+        for broker_id in [b for b in new_isr if b not in info.isr]:
+            self.controller.expand_isr(topic, info, broker_id)
+        return info
+
+
 class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's and ListOffsets'
+
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
-                 data_dir: Path | Sequence[Path] | None):
+                 data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None,
+                 fetch_source: FetchSource | None = None):
         self.node_id, self.config = node_id, config
         self.controller, self.metadata, self.peers = controller, controller.metadata, peers
+        self.isr_channel: IsrChannel = isr_channel or ControllerIsrChannel(controller)  # AlterPartition
         roots = [] if data_dir is None else [data_dir] if isinstance(data_dir, Path) else list(data_dir)
         self.log_dirs = LogDirs(roots) if roots else None  # Kafka's log.dirs; None: in memory
         self.data_dir = self.log_dirs.online[0] if self.log_dirs else None
@@ -81,7 +107,8 @@ class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's
         self._move_wanted = asyncio.Event()
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.leader_quota = ByteRate(lambda: self.config["leader.replication.throttled.rate"])  # KIP-73
-        self.fetcher = ReplicaFetcher(node_id, self.partitions, peers,
+        # where followers fetch from: method calls on the other brokers unless told (replica.sources)
+        self.fetcher = ReplicaFetcher(node_id, self.partitions, fetch_source or InProcessSource(peers, config), config,
                                       ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
         self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
@@ -680,18 +707,24 @@ class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's
         while True:
             lag_max = self.config["replica.lag.time.max.ms"]
             await asyncio.sleep(min(max(lag_max / 4000, 0.05), 1.0))
-            self.check_isr(lag_max)
+            await self.check_isr(lag_max)
 
-    def check_isr(self, lag_max: int) -> None:
+    async def check_isr(self, lag_max: int) -> None:
+        """Ask the controller (``isr_channel``, AlterPartition) for each ISR change the lag rule wants."""
         now = now_ms()
         for part in list(self.partitions.values()):
             if not part.is_leader:
                 continue
             drop, add = isr_changes(part, lag_max, now)
-            for broker_id in drop:
-                self.controller.shrink_isr(part.topic, part.info, broker_id)
-            for broker_id in add:
-                self.controller.expand_isr(part.topic, part.info, broker_id)
+            if not drop and not add:
+                continue
+            try:
+                await self.isr_channel.alter_partition(part.topic, part.index, part.leader_epoch,
+                                                       proposed_isr(part, drop, add))
+            except KafkaError as e:  # fenced: a newer leader took over; the news arrives by on_partition_change
+                log.info("ISR change of %s-%d refused: %s", part.topic, part.index, e.message)
+            except OSError as e:  # the controller is unreachable: the next round asks again
+                log.warning("ISR change of %s-%d not sent: %s", part.topic, part.index, e)
 
     # -- housekeeping ---------------------------------------------------------
     async def _housekeeping(self) -> None:

@@ -10,6 +10,11 @@ Security is off unless Kafka's settings turn it on (``minikafka.security.setting
 another port is the first broker's, the next brokers take the ports after it), SASL
 and TLS listeners authenticate their clients, and ``authorizer.class.name`` makes
 every request pass the ACLs. A wrong setting stops the constructor with a sentence.
+
+Followers copy their leaders' logs by method calls on the other brokers (the default, and
+the notebooks': no encoding, no socket). ``replication="network"`` makes them send Fetch
+requests over TCP to the leaders' listeners instead, as brokers in separate processes do
+(``minikafka.replica.sources``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from .faults import Faults
 from .handlers.dispatch import RequestDispatcher
 from .metadata import ClusterMetadata
 from .replica.peers import Peers
+from .replica.sources import TRANSPORTS, NetworkSource
 from .security import settings as security_settings
 from .security.authorizer import StandardAuthorizer
 from .security.connections import SessionFactory
@@ -56,11 +62,15 @@ def _racks(racks: Sequence[str | None] | None, setting: str, node_ids: tuple[int
 class Cluster:
     def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
                  config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False,
-                 first_node_id: int = 1, racks: Sequence[str | None] | None = None):
+                 first_node_id: int = 1, racks: Sequence[str | None] | None = None,
+                 replication: str = "in-process"):
         if isinstance(brokers, bool) or not isinstance(brokers, int) or brokers < 1:
             raise ValueError(f"a cluster needs at least one broker, not {brokers!r}")
         if isinstance(first_node_id, bool) or not isinstance(first_node_id, int) or first_node_id < 0:
             raise ValueError(f"broker ids start at 0 or more, not {first_node_id!r}")
+        if replication not in TRANSPORTS:
+            raise ValueError(f"replication is one of {', '.join(TRANSPORTS)}, not {replication!r}")
+        self.replication = replication  # how followers fetch: method calls, or Fetch requests over TCP
         self.broker_count = brokers
         self.node_ids = tuple(range(first_node_id, first_node_id + brokers))
         self.host, self.first_port = host, port
@@ -68,6 +78,10 @@ class Cluster:
         if self.security.listeners and port:
             raise ValueError("give the ports in the listeners setting, or port=, not both")
         self.config = BrokerConfig(rest)
+        first = self.security.listeners[0] if self.security.listeners else None
+        if replication == "network" and first is not None and first.protocol != "PLAINTEXT":
+            raise ValueError(f"replication='network' fetches over the first listener, which must be PLAINTEXT, "
+                             f"not {first.protocol} ({first.name})")
         self.racks = _racks(racks, self.config["broker.rack"], self.node_ids)
         self.in_memory = in_memory
         log_dirs = [Path(d) for d in self.config["log.dirs"].split(",") if d]  # Kafka's log.dirs
@@ -165,8 +179,10 @@ class Cluster:
 
     async def _start_broker(self, node_id: int) -> Broker:
         port = self.ports.get(node_id) or (self.first_port + self.node_ids.index(node_id) if self.first_port else 0)
-        broker = Broker(node_id, self.metadata.broker_config(node_id), self.controller, self.peers,
-                        self.broker_log_dirs(node_id))
+        config = self.metadata.broker_config(node_id)
+        source = NetworkSource(self.metadata, config) if self.replication == "network" else None
+        broker = Broker(node_id, config, self.controller, self.peers, self.broker_log_dirs(node_id),
+                        fetch_source=source)
         dispatcher = RequestDispatcher(broker, self.authorizer)
         old = self.dispatchers.get(node_id)
         if old is not None:

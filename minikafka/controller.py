@@ -19,20 +19,42 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Generic, Protocol, TypeVar
 
 from . import reassignment
 from .clock import now_ms
 from .errors import ErrorCode, KafkaError
-from .metadata import ClusterMetadata, PartitionInfo
-from .replica.peers import Peers
+from .metadata import ClusterMetadata, PartitionInfo, TopicInfo
 
 log = logging.getLogger("minikafka.controller")
 
 NO_LEADER = -1
 
 
-class Controller:
-    def __init__(self, metadata: ClusterMetadata, peers: Peers):
+class BrokerView(Protocol):
+    """What the controller needs of the brokers: who is alive, and a way to tell them news.
+
+    The embedded cluster passes its ``replica.peers.Peers`` (the live broker objects, told by
+    method calls). A KRaft quorum controller passes a view where alive means registered and
+    unfenced, and where telling is nothing: brokers learn every change from the metadata log.
+    """
+
+    def __contains__(self, broker_id: int) -> bool: ...
+
+    def live(self) -> list[int]: ...
+
+    def publish(self, topic: str, info: PartitionInfo) -> None: ...
+
+    def open_replicas(self, topic: TopicInfo) -> None: ...
+
+    def drop_replica(self, broker_id: int, topic: str, index: int) -> None: ...
+
+
+Brokers = TypeVar("Brokers", bound=BrokerView)
+
+
+class Controller(Generic[Brokers]):
+    def __init__(self, metadata: ClusterMetadata, peers: Brokers):
         self.metadata = metadata
         self.peers = peers  # the live brokers, told of every partition change
         self.registered: set[int] = set()  # every broker that has joined (a stopped one stays registered)
@@ -181,6 +203,18 @@ class Controller:
             self._publish(topic, info)
             self.preferred_election(topic, info)
             self.maybe_complete_reassignment(topic, info)
+
+    def set_isr(self, topic: str, info: PartitionInfo, isr: list[int]) -> None:
+        """The leader says who is in sync (AlterPartition): leavers may become eligible leader
+        replicas, and a returning preferred leader takes the partition back."""
+        for gone in [b for b in info.isr if b not in isr]:
+            self._leave_isr(topic, info, gone)
+        info.isr = [b for b in info.replicas if b in isr]
+        self._fit_elr(topic, info)
+        log.info("ISR of %s-%d is now %s", topic, info.index, info.isr)
+        self._publish(topic, info)
+        self.preferred_election(topic, info)
+        self.maybe_complete_reassignment(topic, info)
 
     # -- brokers coming and going ----------------------------------------------------------
     def partitions(self) -> Iterator[tuple[str, PartitionInfo]]:

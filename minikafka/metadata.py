@@ -18,6 +18,7 @@ import os
 import re
 import uuid
 from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -46,6 +47,7 @@ class PartitionInfo:
     removing_replicas: list[int] = field(default_factory=list)
     elr: list[int] = field(default_factory=list)  # eligible leader replicas (KIP-966): left the ISR below min ISR
     last_known_elr: list[int] = field(default_factory=list)  # ELR members that went offline
+    partition_epoch: int = 0  # bumped by every change the quorum controller makes (KIP-497's AlterPartition)
 
 
 @dataclass
@@ -88,9 +90,11 @@ def collision_key(name: str) -> str:
 class ClusterMetadata:
     """Topics and partition state, owned by the controller and read by every broker."""
 
-    def __init__(self, config: BrokerConfig, path: Path | None = None):
+    def __init__(self, config: BrokerConfig, path: Path | None = None, *,
+                 sink: Callable[[dict], None] | None = None):
         self.static_config = config
-        self.path = path  # the snapshot; the change log sits next to it
+        self.path = None if sink is not None else path  # the snapshot; the change log sits next to it
+        self._sink = sink  # KRaft: each change goes to the metadata quorum instead of a file
         self.cluster_id = "minikafka-" + uuid.uuid4().hex[:12]
         self.controller_id = -1
         self.topics: dict[str, TopicInfo] = {}
@@ -169,8 +173,46 @@ class ClusterMetadata:
         else:
             raise ValueError(f"unknown record type {kind!r}")
 
+    def apply(self, rec: dict) -> None:
+        """Apply one record made elsewhere (a replica of this state following the metadata log)."""
+        self._replay(rec)
+        self.end_offset += 1
+        if rec["type"] == "producer_ids":
+            self._next_producer_id = max(self._next_producer_id, self.producer_id_block_end)
+
+    def reset(self) -> None:
+        """Forget every replicated change (a KRaft controller about to reload the committed log).
+        The mappings that others hold (the dynamic config layers) are emptied, not replaced."""
+        for name in list(self.topics):
+            self._drop_topic(name)
+        self.producer_id_block_end = self._next_producer_id = 0
+        self.group_configs.clear()
+        for resource in self.broker_configs.snapshot()["broker_configs"]:
+            self.broker_configs.replay({"resource": resource, "configs": {}})
+        for acl in self.security.acls():
+            self.security.replay({"type": "remove_acl", "acl": acl.to_record()})
+        for user, mechanism in self.security.credentials():
+            self.security.replay({"type": "remove_scram", "user": user, "mechanism": mechanism})
+        self.end_offset = 0
+
+    def snapshot_records(self) -> list[dict]:
+        """Records that rebuild this state from nothing (what a KRaft snapshot holds)."""
+        out: list[dict] = [{"type": "topic", "topic": asdict(t)} for t in self.topics.values()]
+        if self.producer_id_block_end:
+            out.append({"type": "producer_ids", "block_end": self.producer_id_block_end})
+        out += [{"type": "group_config", "group": g, "configs": c} for g, c in self.group_configs.items()]
+        configs = self.broker_configs.snapshot()["broker_configs"]
+        out += [{"type": "broker_config", "resource": r, "configs": c} for r, c in configs.items()]
+        security = self.security.snapshot()
+        out += [{"type": "acl", "acl": acl} for acl in security["acls"]]
+        out += [{"type": "scram", **cred} for cred in security["scram"]]
+        return out
+
     def _append(self, rec: dict) -> None:
         self.end_offset += 1
+        if self._sink is not None:
+            self._sink(rec)
+            return
         if not self.path:
             return
         line = json.dumps(rec, separators=(",", ":")) + "\n"
@@ -246,6 +288,13 @@ class ClusterMetadata:
             self._append({"type": "producer_ids", "block_end": self.producer_id_block_end})
         self._next_producer_id += 1
         return self._next_producer_id - 1
+
+    def allocate_producer_ids(self, count: int) -> int:
+        """A block of ``count`` producer ids for one broker (KIP-730's AllocateProducerIds); its first id."""
+        first = max(self.producer_id_block_end, self._next_producer_id)
+        self.producer_id_block_end = self._next_producer_id = first + count
+        self._append({"type": "producer_ids", "block_end": self.producer_id_block_end})
+        return first
 
     # -- topics -------------------------------------------------------------
     def topic_config(self, name: str) -> TopicConfig:

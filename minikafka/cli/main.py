@@ -1,7 +1,7 @@
 """The ``minikafka`` command: the broker's own tools, plus any registered client tools.
 
-``serve``, ``dump-log``, ``controller`` and ``link`` belong to the broker. Other packages add subcommands through
-the ``minikafka.commands`` entry-point group (name -> ``module:main``); the course
+``serve``, ``dump-log``, ``controller``, ``broker`` and ``link`` belong to the broker. Other packages add
+subcommands through the ``minikafka.commands`` entry-point group (name -> ``module:main``); the course
 package registers its Kafka-shaped client tools there (``topics``, ``console-producer``,
 ``console-consumer``, ``consumer-groups``, ``fakeusers``). The broker package never
 imports them: it only finds what is installed.
@@ -19,6 +19,7 @@ BUILT_IN = {
     "serve": ("minikafka.cli.serve:main", "run a broker (or a cluster of brokers) on this machine"),
     "dump-log": ("minikafka.cli.dump_log:main", "print the batches and records of segment files (kafka-dump-log.sh)"),
     "controller": ("minikafka.kraft.cli:main", "run one KRaft controller of a quorum, as its own process (KIP-595)"),
+    "broker": ("minikafka.brokerproc.cli:main", "run one broker as its own process, beside a controller quorum"),
     "link": ("minikafka.cli.link:main", "run fault proxies between nodes, or cut, delay and heal their links"),
 }
 

@@ -6,8 +6,10 @@ import argparse
 import difflib
 import gc
 import logging
+import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +19,7 @@ sys.modules.setdefault("hypothesis", None)  # type: ignore[arg-type]  # None: "c
 
 from ..cluster import Cluster  # noqa: E402
 from ..config import BROKER_SETTINGS, TOPIC_TO_BROKER, ConfigError, read_properties  # noqa: E402
+from ..processes import ProcessCluster  # noqa: E402
 from ..protocol import codec  # noqa: E402
 from ..security import settings as security_settings  # noqa: E402
 from .common import parse_pairs  # noqa: E402
@@ -33,8 +36,58 @@ def build_parser() -> argparse.ArgumentParser:
                                       "several directories, comma-separated, are Kafka's log.dirs")
     p.add_argument("--in-memory", action="store_true", help="keep everything in RAM (lost on exit)")
     p.add_argument("--config", action="append", metavar="NAME=VALUE", help="a broker setting, e.g. num.partitions=3")
+    p.add_argument("--controllers", type=int, metavar="N",
+                   help="run a KRaft controller quorum of N processes and each broker as its own process "
+                        "(brokers take ids 1..B, controllers the ids after; their ports follow the brokers')")
     p.add_argument("--log-level", default="INFO")
     return p
+
+
+def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
+    """``--controllers N``: every broker and controller its own process (``minikafka.processes``),
+    until Ctrl-C or SIGTERM, which stops the brokers (under control) and then the controllers."""
+    if args.in_memory or args.properties or args.host not in (None, "127.0.0.1"):
+        print("Error: --controllers runs processes on 127.0.0.1 with a data directory; leave out --in-memory, "
+              "--host and the properties file.", file=sys.stderr)
+        return 2
+    if args.brokers < 1 or args.controllers < 1:
+        print("Error: --brokers and --controllers must be at least 1.", file=sys.stderr)
+        return 2
+    first = 9092 if args.port is None else args.port
+    count = args.brokers + args.controllers
+    ports = list(range(first, first + count)) if first else None
+    data_dir = Path(args.data_dir or ".minikafka-data")
+    cluster = ProcessCluster(args.brokers, args.controllers, data_dir, ports=ports, config=settings,
+                             log_level=args.log_level)
+    asked: list[str] = []
+
+    def stop_on(signum: int, _frame: object) -> None:
+        asked.append(signal.Signals(signum).name)
+
+    before = {s: signal.signal(s, stop_on) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        try:
+            cluster.start()
+        except TimeoutError as e:
+            print(f"Error: the processes did not come up: {e}. Their output is in {data_dir}/*.out.", file=sys.stderr)
+            return 1
+        print(f"minikafka: {args.brokers} broker process(es) (id {', '.join(map(str, cluster.broker_ids))}) on "
+              f"{cluster.bootstrap_servers}; {args.controllers} controller process(es) {cluster.controllers} "
+              f"(data in {data_dir}). Ctrl-C or SIGTERM stops it cleanly.", flush=True)
+        told: set[int] = set()
+        while not asked:
+            time.sleep(0.5)
+            for node_id in cluster.procs:
+                if not cluster.alive(node_id) and node_id not in told:
+                    told.add(node_id)
+                    name = cluster.name(node_id)
+                    print(f"minikafka: {name} is not running; see {data_dir}/{name}.out", file=sys.stderr, flush=True)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        cluster.stop()
+    print("minikafka: stopped cleanly (brokers first, then controllers).", flush=True)
+    return 0
 
 
 # Settings of a Kafka server.properties that minikafka takes in another form: the KRaft quorum
@@ -173,6 +226,8 @@ def main(argv: list[str]) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return 2
     settings.update(parse_pairs(args.config, "--config"))
+    if args.controllers is not None:
+        return serve_processes(args, settings)
     try:
         where = from_server_properties(settings)
         if settings.get("listeners"):

@@ -1,6 +1,6 @@
 """What a controller answers besides Raft: ApiVersions, DescribeQuorum, DescribeCluster,
 BrokerRegistration and BrokerHeartbeat (KIP-595's DescribeQuorum, KIP-919's DescribeCluster
-for ``--bootstrap-controller`` tools, KIP-631's broker lifecycle).
+for ``--bootstrap-controller`` tools, KIP-631's broker lifecycle). The admin requests are in ``admin``.
 
 DescribeQuorum tells what this controller knows: the leader answers with every voter's and
 observer's log end offset and the times of their last fetch and last catch-up (KIP-836); a
@@ -28,6 +28,15 @@ API_VERSIONS, DESCRIBE_QUORUM, FETCH_SNAPSHOT, DESCRIBE_CLUSTER, BROKER_REGISTRA
     62,
     63,
 )
+CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION, ALLOCATE_PRODUCER_IDS = (
+    19,
+    20,
+    37,
+    43,
+    56,
+    67,
+)
+INCREMENTAL_ALTER_CONFIGS = 44
 CONTROLLER_ENDPOINTS = 2  # DescribeCluster's endpoint type for controllers (KIP-919); 1 is brokers
 # api key -> (lowest, highest version) this controller answers
 SUPPORTED: dict[int, tuple[int, int]] = {
@@ -41,6 +50,13 @@ SUPPORTED: dict[int, tuple[int, int]] = {
     DESCRIBE_CLUSTER: (1, 2),
     BROKER_REGISTRATION: (0, 4),
     BROKER_HEARTBEAT: (0, 1),
+    CREATE_TOPICS: (2, 7),
+    DELETE_TOPICS: (1, 6),
+    CREATE_PARTITIONS: (0, 3),
+    ELECT_LEADERS: (1, 2),
+    ALTER_PARTITION: (2, 3),
+    ALLOCATE_PRODUCER_IDS: (0, 0),
+    INCREMENTAL_ALTER_CONFIGS: (0, 1),
 }
 
 

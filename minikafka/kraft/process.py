@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ErrorCode
 from ..protocol import codec
 from ..server import Listener
-from . import answers, wire
+from . import admin, answers, wire
 from .config import QuorumConfig
 from .messages import FetchRequest, Request
 from .metadata_log import PARTITION_DIR, MetadataLog
@@ -167,6 +167,8 @@ class ControllerProcess:
             return answers.describe_cluster(version, request, s.cluster_id, self.node, s.voters)
         if api_key == answers.BROKER_REGISTRATION:
             return await self._register(version, request)
+        if api_key in admin.HANDLERS:
+            return await self._admin(api_key, version, request)
         answer = self.controller.heartbeat(
             request.broker_id,
             request.broker_epoch,
@@ -194,6 +196,27 @@ class ControllerProcess:
             )
             return wire.error_answer(api_key, version, ErrorCode.inconsistent_cluster_id)
         return wire.answer(api_key, version, self.node.handle_request(message, now_ms()))
+
+    async def _admin(self, api_key: int, version: int, request: Any) -> Any:
+        """Run an admin or AlterPartition request; the answer waits for the records it appended."""
+        before = self.controller.last_appended
+        finish = admin.handle(self.controller, api_key, version, request)
+        if self.controller.last_appended == before:
+            return finish(None)
+        self._flush()
+        return finish(await self._committed(self.controller.last_appended))
+
+    async def _committed(self, offset: int) -> ErrorCode | None:
+        """Wait until ``offset`` commits: None, or why it may never (a lost leadership, a timeout)."""
+        epoch = self.node.epoch
+        deadline = time.monotonic() + self.settings.quorum.request_timeout_ms / 1000
+        while self.node.high_watermark <= offset:
+            if not self.controller.is_active or self.node.epoch != epoch:
+                return ErrorCode.not_controller
+            if time.monotonic() > deadline:
+                return ErrorCode.request_timed_out
+            await asyncio.sleep(TICK_MS / 1000)
+        return None
 
     async def _register(self, version: int, request: Any) -> Any:
         if request.cluster_id != self.settings.cluster_id:

@@ -61,6 +61,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(20, "DeleteTopics", 1, 6),
     Api(21, "DeleteRecords", 0, 2),
     Api(22, "InitProducerId", 0, 5),
+    Api(23, "OffsetForLeaderEpoch", 2, 4),
     Api(24, "AddPartitionsToTxn", 0, 5),
     Api(25, "AddOffsetsToTxn", 0, 4),
     Api(26, "EndTxn", 0, 5),

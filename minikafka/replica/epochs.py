@@ -18,6 +18,10 @@ class LeaderEpochCache:
             return
         self.entries.append((epoch, start_offset))
 
+    def truncate_from(self, offset: int) -> None:
+        """Forget the epochs that start at or after ``offset`` (the log was cut there)."""
+        self.entries = [e for e in self.entries if e[1] < offset]
+
     @property
     def latest(self) -> int:
         return self.entries[-1][0] if self.entries else -1

@@ -213,9 +213,13 @@ class Partition:
         self._rebuild_state()
 
     def truncate_to(self, offset: int) -> None:
+        """Follower: cut the log at ``offset``; epochs starting there go too, even with no batch (a
+        former leader's epoch it wrote nothing in), so the next fetch names the last epoch kept."""
         if offset < self.log_end_offset:
             self.log.truncate_to(offset)
             self._rebuild_state()
+        else:
+            self.epochs.truncate_from(offset)
         self.log.high_watermark = min(self.log.high_watermark, self.log_end_offset)
 
     # -- acks=all: the ISR and min.insync.replicas ---------------------------------------

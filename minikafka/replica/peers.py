@@ -3,9 +3,12 @@
 In Apache Kafka brokers talk over the network: followers send Fetch requests to
 leaders, the controller sends partition changes, a transaction coordinator sends
 WriteTxnMarkers to partition leaders, and a leader verifies a transactional write with
-the coordinator (KIP-890). minikafka's brokers share one process and one event loop, so
-each of those is a method call, and all of them pass through ``Peers``: what one broker
-may ask of another is exactly the ``ReplicaHost`` protocol below, nothing else.
+the coordinator (KIP-890). The embedded cluster's brokers share one process and one event
+loop, so each of those is a method call, and all of them pass through ``Peers``: what one
+broker may ask of another is exactly the ``ReplicaHost`` protocol below, nothing else.
+Two seams already have a network form: a follower's fetches (``fetcher.FetchSource``:
+``sources.NetworkSource`` sends Fetch over TCP) and a leader's ISR changes
+(``isr.IsrChannel``, AlterPartition).
 
 ``LocalReplicas`` is the other narrow view: what a coordinator needs of the broker it
 runs on (its replicas, the cluster metadata, creating its internal topic).

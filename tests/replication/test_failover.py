@@ -19,8 +19,8 @@ def test_replication_factor_is_spread_and_isr_is_full(make_cluster):
     assert all(s["isr"] == s["replicas"] and len(s["replicas"]) == 3 for s in states)
 
 
-def test_leader_stop_elects_an_isr_member_and_clients_follow(make_cluster):
-    cluster = make_cluster(brokers=3, config={"min.insync.replicas": 2})
+def test_leader_stop_elects_an_isr_member_and_clients_follow(replicated_cluster):
+    cluster = replicated_cluster(brokers=3, config={"min.insync.replicas": 2})
     cluster.create_topic("orders", partitions=1, replication_factor=3)
     before = cluster.partition_state("orders")
     with AckedProducer(cluster.bootstrap_servers, "orders", acks="all", **{"enable.idempotence": True}) as p:
@@ -56,8 +56,8 @@ def test_acks_all_refused_below_min_insync_replicas(make_cluster):
     assert ok == [None]
 
 
-def test_isr_shrinks_with_a_slow_follower_and_grows_back(make_cluster):
-    cluster = make_cluster(brokers=3, config={"replica.lag.time.max.ms": 1000})
+def test_isr_shrinks_with_a_slow_follower_and_grows_back(replicated_cluster):
+    cluster = replicated_cluster(brokers=3, config={"replica.lag.time.max.ms": 1000})
     cluster.create_topic("slow", partitions=1, replication_factor=3)
     leader = cluster.partition_state("slow")["leader"]
     slow = next(b for b in (1, 2, 3) if b != leader)
@@ -97,13 +97,13 @@ def _unclean_scenario(make_cluster, acks: str) -> tuple[int, int]:
     return len(acked), len([v for v in acked if v not in got])
 
 
-def test_unclean_election_loses_acked_writes_with_acks_1(make_cluster):
-    acked, lost = _unclean_scenario(make_cluster, "1")
+def test_unclean_election_loses_acked_writes_with_acks_1(replicated_cluster):
+    acked, lost = _unclean_scenario(replicated_cluster, "1")
     assert acked == 100 and lost == 50  # every write the leader took alone is gone
 
 
-def test_unclean_election_loses_nothing_acked_with_acks_all(make_cluster):
-    acked, lost = _unclean_scenario(make_cluster, "all")
+def test_unclean_election_loses_nothing_acked_with_acks_all(replicated_cluster):
+    acked, lost = _unclean_scenario(replicated_cluster, "all")
     assert acked == 50 and lost == 0  # writes without a second replica were refused, not lost
 
 
@@ -151,9 +151,9 @@ def test_replication_factor_larger_than_cluster_is_refused(make_cluster):
     assert info.value.args[0].code() == CKError.INVALID_REPLICATION_FACTOR
 
 
-def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(make_cluster):
+def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(replicated_cluster):
     """Kafka re-checks min.insync.replicas when an acks=all write completes."""
-    cluster = make_cluster(brokers=2, config={"min.insync.replicas": 2})
+    cluster = replicated_cluster(brokers=2, config={"min.insync.replicas": 2})
     cluster.create_topic("audit", partitions=1, replication_factor=2)
     state = cluster.partition_state("audit")
     follower = next(b for b in state["replicas"] if b != state["leader"])
@@ -176,11 +176,11 @@ def test_isr_shrinking_during_an_acks_all_write_is_not_acknowledged(make_cluster
     assert errors and errors[0] is not None and errors[0].code() == CKError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
 
 
-def test_a_follower_behind_the_leaders_log_start_restarts_its_log_there(make_cluster):
+def test_a_follower_behind_the_leaders_log_start_restarts_its_log_there(replicated_cluster):
     """Records the follower missed were deleted on the leader while it was down: it must
     start its log at the leader's log start offset and rejoin the ISR (the fetcher used
     to die on this path, leaving the broker a follower that never fetched again)."""
-    cluster = make_cluster(brokers=2)
+    cluster = replicated_cluster(brokers=2)
     cluster.create_topic("ledger", partitions=1, replication_factor=2)
     state = cluster.partition_state("ledger")
     leader, follower = state["leader"], next(b for b in state["replicas"] if b != state["leader"])

@@ -1,0 +1,293 @@
+"""``ProcessCluster``: KRaft controllers and brokers, each its own operating-system process.
+
+    with ProcessCluster(brokers=3, controllers=3, data_dir="/tmp/pc") as pc:
+        pc.bootstrap_servers          # "127.0.0.1:41001,..." for any Kafka client
+        pc.active_controller()        # the quorum leader's node id
+        pc.kill(1); pc.restart(1)     # SIGKILL, then the same command again (same log dir)
+        pc.pause(5); pc.resume(5)     # SIGSTOP / SIGCONT: alive, but silent
+        pc.network.partition("b1", "c5")  # with links=True: cut the link between two nodes
+
+Brokers have node ids 1..B, controllers B+1..B+C (Kafka's rule: one id space for both
+roles). Every process writes its output to ``<data_dir>/<name>.out`` and keeps its data in
+``<data_dir>/<name>`` (``b1``, ``c4``...). ``stop()`` stops the brokers first (each shuts down
+under control while a controller is there to agree), then the controllers.
+
+With ``links=True`` every connection between nodes goes through a ``minikafka.netfault``
+proxy: controller to controller, broker to controller, and client to broker (each broker
+advertises its client link's address), so a link can be cut, delayed or reset from Python
+(``network``) as ``bench/faults.py`` does for the embedded cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .protocol.channel import decode_response, encode_request
+from .netfault import Network
+from .protocol import codec
+
+CLIENT = "client"
+
+
+def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind((host, 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def ask(address: tuple[str, int], request: Any, timeout: float = 2.0) -> Any:
+    """One request on a new connection, its decoded answer (raises OSError when nobody answers)."""
+    with socket.create_connection(address, timeout=timeout) as sock:
+        sock.sendall(encode_request(request, 1, "process-cluster"))
+        size = struct.unpack(">i", _exactly(sock, 4))[0]
+        return decode_response(_exactly(sock, size), type(request).__api_key__, type(request).__version__)[1]
+
+
+def _exactly(sock: socket.socket, n: int) -> bytes:
+    out = b""
+    while len(out) < n:
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise ConnectionError("the connection closed")
+        out += chunk
+    return out
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float) -> Any:
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except OSError as e:
+            last = e
+        else:
+            if last:
+                return last
+        time.sleep(0.1)
+    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
+
+
+class ProcessCluster:
+    def __init__(self, brokers: int = 3, controllers: int = 3, data_dir: str | Path | None = None, *,
+                 host: str = "127.0.0.1", ports: Sequence[int] | None = None,
+                 config: Mapping[str, Any] | None = None, links: bool = False, cluster_id: str = "minikafka-kraft",
+                 heartbeat_interval_ms: int = 500, controller_options: Sequence[str] = (),
+                 log_level: str = "INFO"):
+        if brokers < 1 or controllers < 1:
+            raise ValueError(f"a process cluster needs a broker and a controller at least, not {brokers} and "
+                             f"{controllers}")
+        self.broker_ids = tuple(range(1, brokers + 1))
+        self.controller_ids = tuple(range(brokers + 1, brokers + controllers + 1))
+        self.host, self.links, self.cluster_id = host, links, cluster_id
+        self.config = {k: str(v) for k, v in (config or {}).items()}
+        self.config.setdefault("broker.heartbeat.interval.ms", str(heartbeat_interval_ms))
+        self.controller_options, self.log_level = tuple(controller_options), log_level
+        self._own_dir = data_dir is None
+        self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="minikafka-processes-"))
+        every = self.broker_ids + self.controller_ids
+        chosen = list(ports) if ports else []
+        if chosen and len(chosen) != len(every):
+            raise ValueError(f"ports: one per node ({len(every)}), not {len(chosen)}")
+        self.ports = dict(zip(every, chosen or free_ports(len(every), host)))
+        self.network: Network | None = None
+        self.procs: dict[int, subprocess.Popen] = {}
+        self._outputs: dict[int, IO[bytes]] = {}
+
+    # -- names and addresses -----------------------------------------------------------------
+    def name(self, node_id: int) -> str:
+        """``b1`` for broker 1, ``c4`` for controller 4: the node's name in ``network``."""
+        if node_id in self.broker_ids:
+            return f"b{node_id}"
+        if node_id in self.controller_ids:
+            return f"c{node_id}"
+        raise ValueError(f"no node {node_id}: brokers {list(self.broker_ids)}, controllers {list(self.controller_ids)}")
+
+    def _address(self, src: str, node_id: int) -> str:
+        """How ``src`` reaches ``node_id``: through its link's proxy, or straight."""
+        if self.network is not None and src != self.name(node_id):
+            return self.network.address(src, self.name(node_id))
+        return f"{self.host}:{self.ports[node_id]}"
+
+    def _voters(self, src: str) -> str:
+        return ",".join(f"{c}@{self._address(src, c)}" for c in self.controller_ids)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """The brokers, as clients reach them (through the client links when ``links``)."""
+        return self.bootstrap(self.broker_ids)
+
+    def bootstrap(self, brokers: Iterable[int]) -> str:
+        """Some brokers' addresses, as clients reach them (say, all but one that was killed)."""
+        return ",".join(self._address(CLIENT, b) for b in brokers)
+
+    @property
+    def controllers(self) -> str:
+        """The controller quorum, ``id@host:port,...`` (``--bootstrap-controller`` takes the addresses)."""
+        return self._voters(CLIENT)
+
+    def log_dir(self, node_id: int) -> Path:
+        return self.data_dir / self.name(node_id)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def start(self, timeout: float = 60) -> ProcessCluster:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.links and self.network is None:
+            nodes = {self.name(n): (self.host, p) for n, p in self.ports.items()}
+            self.network = Network(nodes, clients=[CLIENT], host=self.host).start()
+        for node_id in self.controller_ids:
+            self._spawn(node_id)
+        for node_id in self.broker_ids:
+            self._spawn(node_id)
+        self.wait_ready(timeout)
+        return self
+
+    def __enter__(self) -> ProcessCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def command(self, node_id: int) -> list[str]:
+        name = self.name(node_id)
+        listen = f"{self.host}:{self.ports[node_id]}"
+        base = [sys.executable, "-m", "minikafka"]
+        if node_id in self.controller_ids:
+            return [*base, "controller", "--node-id", str(node_id), "--listen", listen, "--voters", self._voters(name),
+                    "--log-dir", str(self.log_dir(node_id)), "--cluster-id", self.cluster_id,
+                    "--log-level", self.log_level, *self.controller_options]
+        out = [*base, "broker", "--node-id", str(node_id), "--listen", listen, "--controllers", self._voters(name),
+               "--log-dir", str(self.log_dir(node_id)), "--cluster-id", self.cluster_id, "--log-level", self.log_level]
+        if self.network is not None:
+            out += ["--advertise", self._address(CLIENT, node_id)]
+        for key, value in self.config.items():
+            out += ["--config", f"{key}={value}"]
+        return out
+
+    def _spawn(self, node_id: int) -> None:
+        out = self._outputs.get(node_id)
+        if out is None:
+            out = self._outputs[node_id] = open(self.data_dir / f"{self.name(node_id)}.out", "ab")  # noqa: SIM115
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        self.procs[node_id] = subprocess.Popen(self.command(node_id), stdout=out, stderr=subprocess.STDOUT, env=env,
+                                               start_new_session=True)  # a Ctrl-C at the terminal stops it via stop()
+
+    def stop(self, timeout: float = 40) -> None:
+        """Brokers first (controlled shutdown), then controllers; SIGKILL for one that will not stop."""
+        for group in (self.broker_ids, self.controller_ids):
+            running = [n for n in group if self.alive(n)]
+            for node_id in running:
+                self.procs[node_id].send_signal(signal.SIGCONT)
+                self.procs[node_id].terminate()
+            for node_id in running:
+                try:
+                    self.procs[node_id].wait(timeout)
+                except subprocess.TimeoutExpired:
+                    if node_id in self.broker_ids:  # where it is stuck, into its output
+                        self.procs[node_id].send_signal(signal.SIGUSR1)
+                        time.sleep(0.5)
+                    self.procs[node_id].kill()
+                    self.procs[node_id].wait(10)
+        if self.network is not None:
+            self.network.stop()
+            self.network = None
+        for out in self._outputs.values():
+            out.close()
+        self._outputs.clear()
+        if self._own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    # -- faults -------------------------------------------------------------------------------
+    def alive(self, node_id: int) -> bool:
+        proc = self.procs.get(node_id)
+        return proc is not None and proc.poll() is None
+
+    def kill(self, node_id: int) -> None:
+        """SIGKILL: no controlled shutdown, no flush, no clean-shutdown marker."""
+        self.name(node_id)
+        proc = self.procs[node_id]
+        proc.kill()
+        proc.wait(10)
+
+    def terminate(self, node_id: int, timeout: float = 40) -> int:
+        """SIGTERM and wait: a broker shuts down under control, a leading controller hands over."""
+        proc = self.procs[node_id]
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        return proc.wait(timeout)
+
+    def pause(self, node_id: int) -> None:
+        """SIGSTOP: the process is alive but answers nothing (a long GC pause, a hung host)."""
+        self.procs[node_id].send_signal(signal.SIGSTOP)
+
+    def resume(self, node_id: int) -> None:
+        self.procs[node_id].send_signal(signal.SIGCONT)
+
+    def restart(self, node_id: int, timeout: float = 40) -> None:
+        """Start a node again with the same command and data (stopping it first if it runs)."""
+        if self.alive(node_id):
+            self.terminate(node_id, timeout)
+        self._spawn(node_id)
+
+    def start_node(self, node_id: int) -> None:
+        if not self.alive(node_id):
+            self._spawn(node_id)
+
+    # -- asking the nodes -------------------------------------------------------------------------
+    def _direct(self, node_id: int) -> tuple[str, int]:
+        return self.host, self.ports[node_id]
+
+    def describe_quorum(self, controller: int) -> Any:
+        """DescribeQuorum's partition answer from one controller (straight, not through the links)."""
+        module = codec.request_module(55, 2)
+        partition = codec.entity(module, "PartitionData", partition_index=0)
+        topic = codec.entity(module, "TopicData", topic_name="__cluster_metadata", partitions=(partition,))
+        answer = ask(self._direct(controller), codec.make(codec.request_class(55, 2), topics=(topic,)))
+        return answer.topics[0].partitions[0]
+
+    def active_controller(self) -> int | None:
+        """The controller that answers DescribeQuorum as leader, if one does."""
+        for node_id in self.controller_ids:
+            if not self.alive(node_id):
+                continue
+            with contextlib.suppress(OSError):
+                part = self.describe_quorum(node_id)
+                if part.error_code == 0:
+                    return node_id
+        return None
+
+    def live_brokers(self, via: int) -> set[int]:
+        """The brokers broker ``via`` lists in its Metadata answer (the unfenced ones it knows)."""
+        request = codec.make(codec.request_class(3, 12), topics=(), allow_auto_topic_creation=False,
+                             include_topic_authorized_operations=False)
+        return {b.node_id for b in ask(self._direct(via), request).brokers}
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Until a controller leads and every running broker lists every running broker."""
+        wait_for("an active controller", self.active_controller, timeout)
+        running = {b for b in self.broker_ids if self.alive(b)}
+        for broker in running:
+            wait_for(f"broker {broker} to list brokers {sorted(running)}",
+                     lambda b=broker: running <= self.live_brokers(b), timeout)  # type: ignore[misc]
+
+    def output(self, node_id: int) -> str:
+        """What a node has printed so far (its log)."""
+        path = self.data_dir / f"{self.name(node_id)}.out"
+        return path.read_text(errors="replace") if path.exists() else ""
