@@ -39,6 +39,7 @@ from .replica.partition import FollowerState, Partition
 from .replica.peers import Peers
 from .replica.sources import InProcessSource
 from .replica.throttle import ByteRate
+from .fetch_access import FetchAccess
 from .record_access import RecordAccess
 from .resource_configs import ResourceConfigs
 from .security.acl import AclBinding
@@ -87,7 +88,7 @@ class ControllerIsrChannel:
         return info
 
 
-class Broker(ResourceConfigs, RecordAccess):  # the config APIs' port; Produce's and ListOffsets'
+class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the config APIs, Produce/ListOffsets, Fetch
 
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None,

@@ -17,6 +17,8 @@ A request with a replica id (``replica_id`` up to v14, ``ReplicaState.ReplicaId`
 KIP-903) is a follower broker's: it needs CLUSTER_ACTION, reads up to the log end rather
 than the high watermark, and is answered by the leader-side replication rules
 (``replica.fetcher.serve_follower``: the follower's progress, its leader epoch, DivergingEpoch).
+The handler sees only ``ports.FetchPort`` (``minikafka.fetch_access`` on the broker's side) and
+reads replicas through ``ports.ReadView``.
 """
 
 from __future__ import annotations
@@ -24,25 +26,23 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+import uuid
 from typing import Any
 
 from kio.schema.fetch.v12.request import FetchPartition as NamedFetchPartition
 from kio.schema.fetch.v12.request import FetchRequest as NamedFetchRequest
 from kio.schema.fetch.v18.request import FetchPartition, FetchRequest, ReplicaState
 
-from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from ..protocol import codec
-from ..replica.fetcher import leader_throttled, serve_follower
-from ..replica.partition import Partition
-from ..replica.selector import NO_PREFERENCE, preferred_read_replica
-from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from ._topic_ids import id_of, name_of
-from .context import RequestContext, Response
+from ..security.acl import Operation, ResourceType
+from ._topic_ids import ZERO
+from .ports import Caller, FetchPort, ReadView, Response
 
 READ_COMMITTED = 1
 FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
 REPLICA_STATE_SINCE = 15  # KIP-903: the replica id moved into ReplicaState
+NO_PREFERENCE = -1  # no preferred read replica: read from the broker asked
 Request = FetchRequest | NamedFetchRequest  # v13+ lifted to the newest, older ones to v12 (``upgrade``)
 
 
@@ -68,36 +68,11 @@ class _Slot:
 
     def __init__(self, topic: str | None, req: FetchPartition | NamedFetchPartition) -> None:
         self.topic, self.req = topic, req
-        self.part: Partition | None = None
+        self.part: ReadView | None = None
         self.error, self.records = ErrorCode.none, b""
         self.aborted: list[tuple[int, int]] | None = None
         self.preferred = NO_PREFERENCE
         self.diverging: tuple[int, int] | None = None  # a follower's log diverged (KIP-320)
-
-
-def _slots(ctx: RequestContext, request: Request) -> list[_Slot]:
-    """One slot per requested partition, by topic name (None: an id no topic has)."""
-    if isinstance(request, FetchRequest):  # v13+ (``upgrade``)
-        return [_Slot(name_of(ctx, t.topic_id), p) for t in request.topics for p in t.partitions]
-    return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
-
-
-def _resolve(ctx: RequestContext, slots: list[_Slot], request: Request) -> None:
-    broker, followers_too = ctx.broker, ctx.api_version >= FOLLOWER_FETCH_SINCE
-    for s in slots:
-        assert s.topic is not None  # only slots without an error (a known topic) are resolved
-        try:
-            s.part = broker.leader_replica(s.topic, s.req.partition)
-        except KafkaError as e:
-            local = broker.local_replica(s.topic, s.req.partition) if followers_too else None
-            if local is None or e.code != ErrorCode.not_leader_or_follower:
-                s.error = e.code
-                continue
-            s.part = local  # a follower serves consumers up to its high watermark
-        if s.part.is_leader and followers_too:
-            s.preferred = preferred_read_replica(broker.config["replica.selector.class"], s.part,
-                                                 request.rack_id or "", s.req.fetch_offset, broker.metadata.racks,
-                                                 broker.metadata.brokers)
 
 
 def _read_all(slots: list[_Slot], request: Request) -> int:
@@ -129,107 +104,122 @@ async def _wait_for_data(slots: list[_Slot], seconds: float) -> None:
         fut.cancel()
 
 
-def _partition_data(ctx: RequestContext, s: _Slot, committed: bool) -> Any:
+def _partition_data(caller: Caller, s: _Slot, committed: bool) -> Any:
     p = s.part
-    aborted = tuple(ctx.make("AbortedTransaction", producer_id=pid, first_offset=off) for pid, off in (s.aborted or ()))
+    aborted = tuple(caller.make("AbortedTransaction", producer_id=pid, first_offset=off)
+                    for pid, off in (s.aborted or ()))
     extra = {} if s.diverging is None else {
-        "diverging_epoch": ctx.make("EpochEndOffset", epoch=s.diverging[0], end_offset=s.diverging[1])}
-    return ctx.make("PartitionData", partition_index=s.req.partition, error_code=s.error,
-                    high_watermark=p.high_watermark if p else -1,
-                    last_stable_offset=p.last_stable_offset if p else -1,
-                    log_start_offset=p.log_start_offset if p else -1,
-                    aborted_transactions=aborted if committed else None,
-                    preferred_read_replica=s.preferred, records=s.records, **extra)
+        "diverging_epoch": caller.make("EpochEndOffset", epoch=s.diverging[0], end_offset=s.diverging[1])}
+    return caller.make("PartitionData", partition_index=s.req.partition, error_code=s.error,
+                       high_watermark=p.high_watermark if p else -1,
+                       last_stable_offset=p.last_stable_offset if p else -1,
+                       log_start_offset=p.log_start_offset if p else -1,
+                       aborted_transactions=aborted if committed else None,
+                       preferred_read_replica=s.preferred, records=s.records, **extra)
 
 
-def _respond(ctx: RequestContext, request: Request, slots: list[_Slot], committed: bool) -> Response:
-    ids = [t.topic_id for t in request.topics for _ in t.partitions] if isinstance(request, FetchRequest) else None
-    by_topic: dict[tuple, list] = {}
-    for i, s in enumerate(slots):
-        key = (s.topic, ids[i] if ids else id_of(ctx, s.topic))
-        by_topic.setdefault(key, []).append(_partition_data(ctx, s, committed))
-    responses = tuple(ctx.make("FetchableTopicResponse", topic=name, topic_id=topic_id, partitions=tuple(ps))
-                      for (name, topic_id), ps in by_topic.items())
-    return ctx.respond(error_code=ErrorCode.none, session_id=0, responses=responses, node_endpoints=())
+class Fetch:
+    def __init__(self, port: FetchPort) -> None:
+        self.port = port
 
+    def _slots(self, request: Request) -> list[_Slot]:
+        """One slot per requested partition, by topic name (None: an id no topic has)."""
+        if isinstance(request, FetchRequest):  # v13+ (``upgrade``)
+            return [_Slot(self.port.topic_name_of(str(t.topic_id)), p) for t in request.topics for p in t.partitions]
+        return [_Slot(t.topic, p) for t in request.topics for p in t.partitions]
 
-def error_response(ctx: RequestContext, request: Request, code: ErrorCode) -> Response:
-    """The fault API's answer: every requested partition fails with ``code``."""
-    slots = _slots(ctx, request)
-    for s in slots:
-        s.error = code
-    return _respond(ctx, request, slots, committed=False)
+    def _respond(self, caller: Caller, request: Request, slots: list[_Slot], committed: bool) -> Response:
+        ids = [t.topic_id for t in request.topics for _ in t.partitions] if isinstance(request, FetchRequest) else None
+        by_topic: dict[tuple[Any, Any], list[Any]] = {}
+        for i, s in enumerate(slots):
+            key = (s.topic, ids[i] if ids else self._id_of(s.topic))
+            by_topic.setdefault(key, []).append(_partition_data(caller, s, committed))
+        responses = tuple(caller.make("FetchableTopicResponse", topic=name, topic_id=topic_id, partitions=tuple(ps))
+                          for (name, topic_id), ps in by_topic.items())
+        return caller.respond(error_code=ErrorCode.none, session_id=0, responses=responses, node_endpoints=())
 
+    def _id_of(self, topic: str | None) -> uuid.UUID:
+        found = self.port.topic_id_of(topic) if topic is not None else None
+        return ZERO if found is None else uuid.UUID(found)
 
-def _read_for_follower(ctx: RequestContext, slots: list[_Slot], request: Request, follower: int) -> int:
-    """Each partition as its leader serves a follower: to the log end, within the leader's throttle."""
-    budget, total, now = request.max_bytes, 0, now_ms()
-    for s in slots:
-        if s.part is None or s.error != ErrorCode.none:
-            continue
-        req, quota = s.req, ctx.broker.leader_quota
-        throttled = leader_throttled(s.part, follower)
-        limit = min(req.partition_max_bytes, max(budget - total, 0)) if total else req.partition_max_bytes
-        if throttled:
-            limit = min(limit, quota.allowance(now))
-        try:
-            read = serve_follower(s.part, follower, req.current_leader_epoch, req.fetch_offset,
-                                  getattr(req, "last_fetched_epoch", -1), limit)
-        except KafkaError as e:
-            s.error, s.records = e.code, b""
-            continue
-        s.records, s.diverging = read.records, read.diverging
-        if throttled:
-            quota.record(len(read.records), now)
-        total += len(s.records)
-    return total
-
-
-async def _follower_fetch(ctx: RequestContext, request: Request, follower: int) -> Response:
-    """A follower broker's fetch (KIP-903 ReplicaState): the replication rules, not the consumer's."""
-    slots = _slots(ctx, request)
-    broker_allowed = ctx.allowed(Operation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
-    for s in slots:
-        if s.topic is None:
-            s.error = ErrorCode.unknown_topic_id
-        elif not broker_allowed:
-            s.error = ErrorCode.topic_authorization_failed
-        else:
-            s.part = ctx.broker.local_replica(s.topic, s.req.partition)
-            if s.part is None:
-                known = ctx.broker.metadata.topics.get(s.topic)
-                s.error = ErrorCode.not_leader_or_follower if known is not None and \
-                    s.req.partition < len(known.partitions) else ErrorCode.unknown_topic_or_partition
-    deadline = time.monotonic() + request.max_wait.total_seconds()
-    while True:
+    def error_response(self, caller: Caller, request: Request, code: ErrorCode) -> Response:
+        """The fault API's answer: every requested partition fails with ``code``."""
+        slots = self._slots(request)
         for s in slots:
-            s.records = b""
-        got = _read_for_follower(ctx, slots, request, follower)
-        remaining = deadline - time.monotonic()
-        if (got >= request.min_bytes or remaining <= 0
-                or any(s.error != ErrorCode.none or s.diverging is not None for s in slots)):
-            break
-        await _wait_for_data(slots, remaining)
-    return _respond(ctx, request, slots, committed=False)
+            s.error = code
+        return self._respond(caller, request, slots, committed=False)
 
+    def _resolve(self, caller: Caller, slots: list[_Slot], request: Request) -> None:
+        rack = (request.rack_id or "") if caller.api_version >= FOLLOWER_FETCH_SINCE else None
+        for s in slots:
+            assert s.topic is not None  # only slots without an error (a known topic) are resolved
+            try:
+                s.part, s.preferred = self.port.consumer_replica(s.topic, s.req.partition, rack, s.req.fetch_offset)
+            except KafkaError as e:
+                s.error = e.code
 
-async def handle(ctx: RequestContext, request: Request) -> Response:
-    follower = replica_id(request)
-    if follower >= 0:
-        return await _follower_fetch(ctx, request, follower)
-    slots = _slots(ctx, request)
-    for s in slots:
-        if s.topic is None:
-            s.error = ErrorCode.unknown_topic_id
-        elif not ctx.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
-            s.error = ErrorCode.topic_authorization_failed
-    _resolve(ctx, [s for s in slots if s.error == ErrorCode.none], request)
-    deadline = time.monotonic() + request.max_wait.total_seconds()
-    while True:
-        got = _read_all(slots, request)
-        remaining = deadline - time.monotonic()
-        if (got >= request.min_bytes or remaining <= 0
-                or any(s.error != ErrorCode.none or s.preferred != NO_PREFERENCE for s in slots)):
-            break
-        await _wait_for_data(slots, remaining)
-    return _respond(ctx, request, slots, request.isolation_level == READ_COMMITTED)
+    def _read_for_follower(self, slots: list[_Slot], request: Request, follower: int) -> int:
+        """Each partition as its leader serves a follower: to the log end, within the leader's throttle."""
+        budget, total = request.max_bytes, 0
+        for s in slots:
+            if s.part is None or s.error != ErrorCode.none:
+                continue
+            assert s.topic is not None
+            req = s.req
+            limit = min(req.partition_max_bytes, max(budget - total, 0)) if total else req.partition_max_bytes
+            try:
+                read = self.port.follower_read(s.topic, req.partition, follower, req.current_leader_epoch,
+                                               req.fetch_offset, getattr(req, "last_fetched_epoch", -1), limit)
+            except KafkaError as e:
+                s.error, s.records = e.code, b""
+                continue
+            s.records, s.diverging = read.records, read.diverging
+            total += len(s.records)
+        return total
+
+    async def _follower_fetch(self, caller: Caller, request: Request, follower: int) -> Response:
+        """A follower broker's fetch (KIP-903 ReplicaState): the replication rules, not the consumer's."""
+        slots = self._slots(request)
+        broker_allowed = caller.allowed_cluster(Operation.CLUSTER_ACTION)
+        for s in slots:
+            if s.topic is None:
+                s.error = ErrorCode.unknown_topic_id
+            elif not broker_allowed:
+                s.error = ErrorCode.topic_authorization_failed
+            else:
+                try:
+                    s.part = self.port.follower_replica(s.topic, s.req.partition)
+                except KafkaError as e:
+                    s.error = e.code
+        deadline = time.monotonic() + request.max_wait.total_seconds()
+        while True:
+            for s in slots:
+                s.records = b""
+            got = self._read_for_follower(slots, request, follower)
+            remaining = deadline - time.monotonic()
+            if (got >= request.min_bytes or remaining <= 0
+                    or any(s.error != ErrorCode.none or s.diverging is not None for s in slots)):
+                break
+            await _wait_for_data(slots, remaining)
+        return self._respond(caller, request, slots, committed=False)
+
+    async def handle(self, caller: Caller, request: Request) -> Response:
+        follower = replica_id(request)
+        if follower >= 0:
+            return await self._follower_fetch(caller, request, follower)
+        slots = self._slots(request)
+        for s in slots:
+            if s.topic is None:
+                s.error = ErrorCode.unknown_topic_id
+            elif not caller.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
+                s.error = ErrorCode.topic_authorization_failed
+        self._resolve(caller, [s for s in slots if s.error == ErrorCode.none], request)
+        deadline = time.monotonic() + request.max_wait.total_seconds()
+        while True:
+            got = _read_all(slots, request)
+            remaining = deadline - time.monotonic()
+            if (got >= request.min_bytes or remaining <= 0
+                    or any(s.error != ErrorCode.none or s.preferred != NO_PREFERENCE for s in slots)):
+                break
+            await _wait_for_data(slots, remaining)
+        return self._respond(caller, request, slots, request.isolation_level == READ_COMMITTED)

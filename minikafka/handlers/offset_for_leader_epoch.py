@@ -7,6 +7,7 @@ A consumer asks it after a leader change to check that its position was not trun
 away; a broker (``replica_id`` >= 0, v3+) asks it as a follower and needs CLUSTER_ACTION.
 CurrentLeaderEpoch (v2+) is checked: FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH. An epoch
 older than every epoch the log knows is answered with -1 and offset -1, as Kafka does.
+The handler sees only ``ports.EpochsPort``.
 """
 
 from __future__ import annotations
@@ -16,36 +17,29 @@ from typing import Any
 from kio.schema.offset_for_leader_epoch.v4.request import OffsetForLeaderEpochRequest, OffsetForLeaderPartition
 
 from ..errors import ErrorCode, KafkaError
-from ..replica.fetcher import check_leader_epoch, epoch_end
-from ..security.acl import CLUSTER_NAME, Operation, ResourceType
-from .context import RequestContext, Response
+from ..security.acl import Operation, ResourceType
+from .ports import Caller, EpochsPort, Response
 
 
-def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition, broker_allowed: bool) -> Any:
-    epoch, end = -1, -1
-    try:
-        if not broker_allowed or not ctx.allowed(Operation.DESCRIBE, ResourceType.TOPIC, topic):
-            raise KafkaError(ErrorCode.topic_authorization_failed)
-        part = ctx.broker.local_replica(topic, p.partition)
-        if part is None:
-            part = ctx.broker.leader_replica(topic, p.partition)  # raises Kafka's error for this partition
-        check_leader_epoch(part, p.current_leader_epoch)
-        if not part.is_leader:
-            raise KafkaError(ErrorCode.not_leader_or_follower,
-                             f"Broker {ctx.broker.node_id} does not lead {topic}-{p.partition}.")
-        epoch, end = epoch_end(part, p.leader_epoch)
-        if epoch < 0:
-            end = -1
-        code = ErrorCode.none
-    except KafkaError as e:
-        code = e.code
-    return ctx.make("EpochEndOffset", error_code=code, partition=p.partition, leader_epoch=epoch, end_offset=end)
+class OffsetForLeaderEpoch:
+    def __init__(self, port: EpochsPort) -> None:
+        self.port = port
 
+    def _answer(self, caller: Caller, topic: str, p: OffsetForLeaderPartition, broker_allowed: bool) -> Any:
+        epoch, end = -1, -1
+        try:
+            if not broker_allowed or not caller.allowed(Operation.DESCRIBE, ResourceType.TOPIC, topic):
+                raise KafkaError(ErrorCode.topic_authorization_failed)
+            epoch, end = self.port.epoch_end_offset(topic, p.partition, p.current_leader_epoch, p.leader_epoch)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = e.code
+        return caller.make("EpochEndOffset", error_code=code, partition=p.partition, leader_epoch=epoch,
+                           end_offset=end)
 
-async def handle(ctx: RequestContext, request: OffsetForLeaderEpochRequest) -> Response:
-    from_broker = request.replica_id >= 0
-    broker_allowed = not from_broker or ctx.allowed(Operation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
-    topics = tuple(ctx.make("OffsetForLeaderTopicResult", topic=t.topic,
-                            partitions=tuple(_answer(ctx, t.topic, p, broker_allowed) for p in t.partitions))
-                   for t in request.topics)
-    return ctx.respond(topics=topics)
+    async def handle(self, caller: Caller, request: OffsetForLeaderEpochRequest) -> Response:
+        from_broker = request.replica_id >= 0
+        broker_allowed = not from_broker or caller.allowed_cluster(Operation.CLUSTER_ACTION)
+        topics = tuple(caller.make("OffsetForLeaderTopicResult", topic=t.topic, partitions=tuple(
+            self._answer(caller, t.topic, p, broker_allowed) for p in t.partitions)) for t in request.topics)
+        return caller.respond(topics=topics)

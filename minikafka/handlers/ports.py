@@ -31,7 +31,9 @@ dataclasses match; the handlers never import ``share/``, ``groups/`` or ``transa
   DeleteGroups (the classic group APIs) and OffsetCommit, OffsetFetch, OffsetDelete;
 - ``ConsumerGroupsPort``: ConsumerGroupHeartbeat, ConsumerGroupDescribe (KIP-848);
 - ``TopicIdsPort`` (topic ids as text), shared by ``SharePort``, ``GroupsPort``,
-  ``ConsumerGroupsPort`` and ``ProducePort`` (Produce), beside ``OffsetsPort`` (ListOffsets);
+  ``ConsumerGroupsPort``, ``ProducePort`` (Produce) and ``FetchPort`` (Fetch, for consumers and for
+  follower brokers, reading through ``ReadView``), beside ``OffsetsPort`` (ListOffsets) and
+  ``EpochsPort`` (OffsetForLeaderEpoch);
 - for topic administration and the cluster view, ``ClusterViewPort`` (Metadata, DescribeCluster,
   DescribeTopicPartitions: brokers, racks, the endpoints of a listener, topics and their
   partition state, cluster and controller ids), ``TopicsPort`` (CreateTopics, DeleteTopics,
@@ -44,6 +46,7 @@ dataclasses match; the handlers never import ``share/``, ``groups/`` or ``transa
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import enum
 from collections.abc import Collection, Mapping, Sequence
@@ -841,7 +844,64 @@ class ConsumerGroupsPort(TopicIdsPort, Protocol):
         ...
 
 
+class ReadView(Protocol):
+    """A replica as Fetch reads it (``replica.partition.Partition`` is one): its offsets, its batches,
+    the aborted transactions a ``read_committed`` consumer drops, and a future for the long poll."""
+
+    @property
+    def high_watermark(self) -> int: ...
+    @property
+    def last_stable_offset(self) -> int: ...
+    @property
+    def log_start_offset(self) -> int: ...
+
+    def read(self, offset: int, max_bytes: int, *, committed_only: bool = False) -> bytes: ...
+
+    def aborted_transactions(self, start: int, end: int) -> list[tuple[int, int]]:
+        """(producer id, first offset) of each aborted transaction with records in [start, end)."""
+        ...
+
+    def waiter(self) -> asyncio.Future[Any]:
+        """Done when the replica has something new to read (or is closed)."""
+        ...
+
+
+class FollowerReadView(Protocol):
+    """The leader's answer to one partition of a follower's fetch (``replica.fetcher.FollowerRead``)."""
+
+    @property
+    def records(self) -> bytes: ...
+    @property
+    def diverging(self) -> tuple[int, int] | None:
+        """(epoch, end offset) where the follower's log left the leader's (KIP-320): it must cut first."""
+        ...
+
+
+class FetchPort(TopicIdsPort, Protocol):
+    """What Fetch asks: the replica a consumer reads (and the follower it should read instead, KIP-392),
+    and a follower broker's fetch served by the replication rules. Each raises ``KafkaError``."""
+
+    def consumer_replica(self, topic: str, index: int, rack_id: str | None, fetch_offset: int
+                         ) -> tuple[ReadView, int]:
+        """(the replica, the preferred read replica or -1); ``rack_id`` None: a version before KIP-392."""
+        ...
+
+    def follower_replica(self, topic: str, index: int) -> ReadView: ...
+
+    def follower_read(self, topic: str, index: int, follower: int, current_leader_epoch: int, fetch_offset: int,
+                      last_fetched_epoch: int, max_bytes: int) -> FollowerReadView: ...
+
+
+class EpochsPort(Protocol):
+    """What OffsetForLeaderEpoch asks: where an epoch ended at the partition's leader (KIP-101, KIP-320)."""
+
+    def epoch_end_offset(self, topic: str, index: int, current_leader_epoch: int, leader_epoch: int
+                         ) -> tuple[int, int]:
+        """(the largest epoch up to ``leader_epoch``, its end offset); (-1, -1) for an epoch older than the log."""
+        ...
+
+
 class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, CoordinatorsPort, GroupsPort,
             ConsumerGroupsPort, QuorumPort, ConfigResourcesPort, ClusterViewPort, TopicsPort, ReassignmentPort,
-            LogDirsPort, SettingsPort, ProducePort, OffsetsPort, Protocol):
+            LogDirsPort, SettingsPort, ProducePort, OffsetsPort, FetchPort, EpochsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

@@ -169,7 +169,7 @@ def handle_of(row: Row) -> Callable[..., Any]:
 
 HANDLERS: dict[int, Row] = {
     0: PortHandler(produce.Produce, upgrade=produce.upgrade, error_response=produce.error_response),
-    1: Handler(fetch.handle, upgrade=fetch.upgrade, error_response=fetch.error_response),
+    1: PortHandler(fetch.Fetch, upgrade=fetch.upgrade),
     2: PortHandler(list_offsets.ListOffsets, error_response=list_offsets.error_response),
     3: PortHandler(metadata_api.Metadata),
     8: PortHandler(offset_commit.OffsetCommit, upgrade=offset_commit.upgrade,
@@ -187,7 +187,7 @@ HANDLERS: dict[int, Row] = {
     19: PortHandler(create_topics.CreateTopics),
     20: PortHandler(delete_topics.DeleteTopics, upgrade=delete_topics.upgrade),
     21: PortHandler(delete_records.DeleteRecords),
-    23: Handler(offset_for_leader_epoch.handle),
+    23: PortHandler(offset_for_leader_epoch.OffsetForLeaderEpoch),
     22: PortHandler(init_producer_id.InitProducerId),
     24: PortHandler(add_partitions_to_txn.AddPartitionsToTxn, upgrade=add_partitions_to_txn.upgrade,
                     error_response=add_partitions_to_txn.error_response),
