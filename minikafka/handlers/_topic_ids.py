@@ -6,8 +6,7 @@ lose its names. These handlers lift a request only within its own family: versio
 name topics to the newest one that still does, versions with ids to the newest one; and
 the handler turns ids back into names (``name_of``: None for an unknown id, which Kafka
 answers with UNKNOWN_TOPIC_ID). Both lookups read a ``ports.TopicLookupPort``: the broker's
-topics as a converted handler's port gives them (an old-style handler passes its
-``RequestContext``, which offers the same two methods).
+topics as a handler's port gives them.
 """
 
 from __future__ import annotations

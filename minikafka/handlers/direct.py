@@ -29,10 +29,9 @@ from ..broker import Broker
 from ..config import BrokerConfig
 from ..controller import Controller
 from ..metadata import ClusterMetadata
-from ..protocol import codec
 from ..protocol.apis import BY_KEY
 from ..replica.peers import Peers
-from .context import RequestContext, Response
+from .ports import Caller, Response
 from .dispatch import RequestDispatcher, lift
 
 
@@ -70,9 +69,8 @@ class DirectBroker:
         if api is None or not api.supports(version):
             raise ValueError(f"{type(request).__name__} v{version} is not an API version this broker handles")
         self._correlation_id += 1
-        header = codec.RequestHeader(api_key, version, self._correlation_id, client_id, body_offset=0)
-        ctx = RequestContext(self.broker, header, "127.0.0.1", connection_id=0)
-        return await self.dispatcher.answer(ctx, ctx.caller, lift(api_key, request))
+        caller = Caller(api_key, version, client_id)
+        return await self.dispatcher.answer(caller, lift(api_key, request))
 
     async def close(self) -> None:
         await self.broker.close(flush=False)

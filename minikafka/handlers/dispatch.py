@@ -8,12 +8,11 @@ lacks take Kafka's schema defaults, so a handler reads one typed request and pro
 attributes), passes it through the chain of steps every request takes (``middleware``:
 injected faults, the SASL gate, injected errors, the request-wide ACL checks), and calls
 the API's handler, declared with its optional hooks in ``registry.HANDLERS``. It builds
-the request's ``ports.Caller`` once; a converted API's handler (a ``PortHandler`` row,
-built once per dispatcher from the broker's ports) gets ``handle(caller, request)``, every
-other one still ``handle(ctx, request)`` with a ``RequestContext`` (issue 27's transition;
-see ``registry``). An injected or refused request is answered by the API's error hook: its
-row's, or its handler object's ``error_response`` method where that answer needs the
-handler's ports (Metadata's).
+the request's ``ports.Caller`` once (who asks, on which connection and listener, at which
+version); each API's handler (a ``PortHandler`` row, built once per dispatcher from the
+broker's ports) gets ``handle(caller, request)``. An injected or refused request is
+answered by the API's error hook: its row's, or its handler object's ``error_response``
+method where that answer needs the handler's ports (Metadata's).
 
 On a SASL listener the gate's verdict is taken from the frame's header before anything is
 decoded (``security.sasl``): a request that must close the connection closes it at once,
@@ -34,10 +33,9 @@ from ..security.authorizer import Authorizer
 from ..security.sasl import Session, Verdict
 from . import middleware
 from .api_versions import unsupported_version_answer
-from .context import RequestContext
 from .middleware import Call
-from .ports import Caller
-from .registry import HANDLERS, AnswersErrors, Handler, PortHandler, Row, Served, has_error_response
+from .ports import ANONYMOUS, Caller
+from .registry import HANDLERS, AnswersErrors, Row, Served, has_error_response
 
 
 def handler(api_key: int) -> Row:
@@ -64,15 +62,12 @@ def lift(api_key: int, decoded: object) -> object:
     return custom(decoded, latest) if custom is not None else codec.upgrade(decoded, latest)
 
 
-def _error_response(ctx: RequestContext, caller: Caller, served: Served | None, request: object,
-                    code: ErrorCode) -> object:
+def _error_response(caller: Caller, served: Served | None, request: object, code: ErrorCode) -> object:
     row = handler(caller.api_key)
-    if isinstance(row, PortHandler) and row.error_response is not None:
+    if row.error_response is not None:
         return row.error_response(caller, request, code)  # per-partition or per-topic errors
     if isinstance(served, AnswersErrors):
         return served.error_response(caller, request, code)  # an answer that needs the handler's ports
-    if isinstance(row, Handler) and row.error_response is not None:
-        return row.error_response(ctx, request, code)
     return codec.empty(codec.response_class(caller.api_key, caller.api_version), error_code=code)
 
 
@@ -100,9 +95,8 @@ class RequestDispatcher:
         self.broker = broker
         self.authorizer = authorizer  # None: no authorizer.class.name, everyone may do everything
         self.faults = Faults(can_inject_error)  # also builds the chain every request passes (``middleware``)
-        # the converted APIs' handlers, each given the broker's ports (mypy checks Broker provides them)
-        self.served: dict[int, Served] = {key: row.make(broker) for key, row in HANDLERS.items()
-                                          if isinstance(row, PortHandler)}
+        # every API's handler, each given the broker's ports (mypy checks Broker provides them)
+        self.served: dict[int, Served] = {key: row.make(broker) for key, row in HANDLERS.items()}
         self.requests: collections.Counter[tuple[str, str]] = collections.Counter()  # (API, client id) -> answered
         self.versions: collections.Counter[tuple[int, int]] = collections.Counter()  # (API key, version) -> answered
 
@@ -137,8 +131,10 @@ class RequestDispatcher:
             raise codec.MalformedRequest(f"{api.name} v{version} is not supported "
                                          f"(range {api.min_version}-{api.max_version})")
         header, decoded = codec.decode_request(frame, api_key, version)
-        ctx = RequestContext(self.broker, header, client_host, connection_id, session, self.authorizer)
-        call = Call(ctx.caller, ctx, lift(api_key, decoded), refused)
+        caller = Caller(api_key, version, header.client_id or "", client_host,
+                        session.principal if session is not None else ANONYMOUS,
+                        session.listener if session is not None else None, connection_id, self.authorizer, session)
+        call = Call(caller, lift(api_key, decoded), refused)
         self.requests[(api.name, call.caller.client_id)] += 1
         self.versions[(api_key, version)] += 1
         response = await self._chain(call)
@@ -147,20 +143,15 @@ class RequestDispatcher:
         return codec.encode_response(correlation_id, response)
 
     def _refusal(self, call: Call, code: ErrorCode) -> object:
-        return _error_response(call.ctx, call.caller, self.served.get(call.caller.api_key), call.request, code)
+        return _error_response(call.caller, self.served.get(call.caller.api_key), call.request, code)
 
     async def _handle(self, call: Call) -> object:
-        return await self.answer(call.ctx, call.caller, call.request)
+        return await self.answer(call.caller, call.request)
 
-    async def answer(self, ctx: RequestContext, caller: Caller, request: object) -> object:
-        """The handler's answer, no gate or fault applied: a converted API's from its ports and the caller,
-        the others' from ctx (``direct.DirectBroker`` calls this too)."""
-        served = self.served.get(caller.api_key)
-        if served is not None:
-            return await served.handle(caller, request)
-        row = handler(caller.api_key)
-        assert isinstance(row, Handler)
-        return await row.handle(ctx, request)
+    async def answer(self, caller: Caller, request: object) -> object:
+        """The handler's answer from its ports and the caller, no gate or fault applied
+        (``direct.DirectBroker`` calls this too)."""
+        return await self.served[caller.api_key].handle(caller, request)
 
 
 __all__ = ["API_TABLE", "RequestDispatcher", "can_inject_error", "handler"]

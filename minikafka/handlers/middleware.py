@@ -13,8 +13,8 @@ those checks once, as a chain the dispatcher runs for every API, outermost first
    checks stay in the handlers, where the answer is built item by item).
 
 Each step either answers (with the API's error answer: ``Refuse``) or hands the call on to the
-next. The last link is the handler itself. A step sees the ``Call``: the decoded request, its
-``Caller`` and, while old-style handlers remain (issue 27), their ``RequestContext``.
+next. The last link is the handler itself. A step sees the ``Call``: the decoded request and
+its ``Caller``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from ..faults import DropConnection, Faults
 from ..protocol.apis import BY_KEY
 from ..security.authorizer import Authorizer
 from . import _authorize
-from .context import RequestContext
 from .ports import Caller, TopicIdsPort
 
 
@@ -38,7 +37,6 @@ class Call:
     """One decoded request on its way to its handler."""
 
     caller: Caller
-    ctx: RequestContext
     request: object
     refused: ErrorCode | None = None  # the SASL gate's verdict, taken before decoding
 

@@ -1,7 +1,7 @@
 """The API floor's view of the broker: the caller of a request and the narrow ports a handler asks.
 
-Issue 27 moves the handlers off ``RequestContext.broker`` (the whole ``Broker``, a service
-locator) onto two things:
+Issue 27 moved the handlers off the whole ``Broker`` (a service locator, once handed to
+every handler) onto two things:
 
 - ``Caller``: who sent the request (principal, client host and id, listener, connection),
   at which API version, with the ACL checks every handler asks (``allowed``, ``allowed_any``,

@@ -1,32 +1,15 @@
 """The handlers of the broker's APIs, declared as typed objects: the port dispatch calls.
 
-Each API of ``protocol.apis.API_TABLE`` has one row here, of one of two kinds while issue 27's
-move off the service locator is under way:
+Each API of ``protocol.apis.API_TABLE`` has one row here, a ``PortHandler``: ``make`` is a
+handler class taking the broker's ports (``ports.Ports``, e.g. the ``TransactionsPort``);
+dispatch builds it once per broker and calls ``handle(caller, request)`` with a
+``ports.Caller``, never the broker (issue 27 moved every API off ``RequestContext.broker``,
+the whole broker, onto these).
 
-- ``PortHandler`` (the new style): ``make`` is a handler class taking the broker's ports
-  (``ports.Ports``, e.g. the ``TransactionsPort``); dispatch builds it once per broker and calls
-  ``handle(caller, request)`` with a ``ports.Caller``, never the broker. Its hooks take the caller.
-  Converted so far: the six transaction APIs (InitProducerId, AddPartitionsToTxn,
-  AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions), the three config APIs
-  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), the five share-group APIs
-  (ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge,
-  DescribeShareGroupOffsets), the three ACL APIs (DescribeAcls, CreateAcls, DeleteAcls), the
-  two SCRAM credential APIs (DescribeUserScramCredentials, AlterUserScramCredentials), topic
-  administration (CreateTopics, DeleteTopics, DeleteRecords, CreatePartitions,
-  AlterReplicaLogDirs, DescribeLogDirs, ElectLeaders, Alter/ListPartitionReassignments) and
-  the cluster view (Metadata, ApiVersions, DescribeQuorum, DescribeCluster,
-  ListConfigResources, DescribeTopicPartitions), Produce and ListOffsets, and the
-  thirteen group APIs (FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup,
-  DescribeGroups, ListGroups, OffsetCommit, OffsetFetch, DeleteGroups, OffsetDelete,
-  ConsumerGroupHeartbeat, ConsumerGroupDescribe).
-- ``Handler`` (the old style, every other API): ``handle(ctx, request)`` with a
-  ``context.RequestContext``, whose ``broker`` is the whole broker. An API moves from this kind
-  to the other with its port; when none is left, ``Handler`` and ``RequestContext`` go.
-
-Either kind has, where its module defines them, the optional hooks ``upgrade`` (how a request
+A row has, where its module defines them, the optional hooks ``upgrade`` (how a request
 whose shape changed between versions is lifted to the newest version's class; ``codec.upgrade``
 otherwise) and ``error_response`` (the answer carrying one error code, for the fault API and
-refused requests; an empty answer with a top-level error code otherwise). A ``PortHandler``
+refused requests; an empty answer with a top-level error code otherwise). A handler
 whose error answer needs its ports (Metadata's lists the brokers and the topics) defines it as
 an ``error_response`` method of its class instead (``AnswersErrors``). The table names the hooks
 as attributes of imported modules, so mypy checks their signatures and a missing name fails
@@ -42,7 +25,7 @@ import difflib
 import inspect
 import types
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any, Protocol
@@ -105,13 +88,9 @@ from . import (
     sync_group,
     txn_offset_commit,
 )
-from .context import RequestContext
 from .ports import Caller, Ports
 
-Handle = Callable[[RequestContext, Any], Awaitable[Any]]  # the answer (a kio response), or None for none
 Upgrade = Callable[[Any, type], Any]  # (the decoded request of any version, the newest request class)
-ErrorResponse = Callable[[RequestContext, Any, ErrorCode], Any]  # (ctx, the upgraded request, the error)
-
 CallerErrorResponse = Callable[[Caller, Any, ErrorCode], Any]  # (caller, the upgraded request, the error)
 
 HOOKS = ("upgrade", "error_response")
@@ -119,13 +98,6 @@ HOOKS = ("upgrade", "error_response")
 
 class RegistrationError(TypeError):
     """The handler table and a handler module disagree (a misspelt or forgotten hook)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Handler:
-    handle: Handle
-    upgrade: Upgrade | None = None
-    error_response: ErrorResponse | None = None
 
 
 class Served(Protocol):
@@ -151,19 +123,16 @@ class PortHandler:
     error_response: CallerErrorResponse | None = None
 
 
-Row = Handler | PortHandler
+Row = PortHandler
 
 
 def has_error_response(row: Row) -> bool:
     """Whether the API declares its answer carrying one error: a hook of its row, or a handler class's method."""
-    return row.error_response is not None or (
-        isinstance(row, PortHandler) and callable(getattr(row.make, "error_response", None)))
+    return row.error_response is not None or callable(getattr(row.make, "error_response", None))
 
 
 def handle_of(row: Row) -> Callable[..., Any]:
-    """A row's ``handle``: the function, or the handler class's (unbound), whose annotations ``check`` reads."""
-    if isinstance(row, Handler):
-        return row.handle
+    """A row's handler class's ``handle`` (unbound), whose annotations ``check`` reads."""
     handle: Callable[..., Any] = getattr(row.make, "handle")  # noqa: B009 (``make`` is typed as a callable)
     return handle
 
@@ -187,8 +156,8 @@ HANDLERS: dict[int, Row] = {
     19: PortHandler(create_topics.CreateTopics),
     20: PortHandler(delete_topics.DeleteTopics, upgrade=delete_topics.upgrade),
     21: PortHandler(delete_records.DeleteRecords),
-    23: PortHandler(offset_for_leader_epoch.OffsetForLeaderEpoch),
     22: PortHandler(init_producer_id.InitProducerId),
+    23: PortHandler(offset_for_leader_epoch.OffsetForLeaderEpoch),
     24: PortHandler(add_partitions_to_txn.AddPartitionsToTxn, upgrade=add_partitions_to_txn.upgrade,
                     error_response=add_partitions_to_txn.error_response),
     25: PortHandler(add_offsets_to_txn.AddOffsetsToTxn),
@@ -267,7 +236,7 @@ def check_module(module: ModuleType, handler: Row) -> None:
         near = difflib.get_close_matches(attr, known, n=1, cutoff=0.8)
         if near:
             raise RegistrationError(f"{name}.{attr} looks like a misspelt {near[0]}: rename it or make it private")
-    if isinstance(handler, PortHandler) and isinstance(handler.make, type):
+    if isinstance(handler.make, type):
         for attr in vars(handler.make):
             near = difflib.get_close_matches(attr, HOOKS, n=1, cutoff=0.8)
             if near and attr != near[0]:

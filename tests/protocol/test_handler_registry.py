@@ -16,23 +16,29 @@ from kio.schema.heartbeat.v3.request import HeartbeatRequest as HeartbeatV3
 from minikafka.errors import ErrorCode
 from minikafka import handlers
 from minikafka.handlers import registry
-from minikafka.handlers.registry import Handler, RegistrationError, check, check_module, check_request_type
+from minikafka.handlers.registry import PortHandler, RegistrationError, check, check_module, check_request_type
 from minikafka.protocol.apis import API_TABLE
+
+
+class Fake:
+    """A handler class as a registry row's ``make``: built with its ports, answering a caller."""
+
+    def __init__(self, ports: object) -> None:
+        self.ports = ports
+
+    async def handle(self, caller, request):
+        return None
 
 
 def fake_module(**functions) -> types.ModuleType:
     module = types.ModuleType("minikafka.handlers.fake")
-
-    async def handle(ctx, request):
-        return None
-
-    module.handle = handle
+    module.Fake = Fake
     for name, function in functions.items():
         setattr(module, name, function)
     return module
 
 
-def error_response(ctx, request, code: ErrorCode):
+def error_response(caller, request, code: ErrorCode):
     return None
 
 
@@ -61,9 +67,7 @@ def test_every_api_has_exactly_one_row_and_every_handler_module_one_api():
 
 
 def _defines_handle(module: types.ModuleType) -> bool:
-    """A module-level ``handle`` (the old style) or a class of its own with one (a ``PortHandler``'s)."""
-    if callable(getattr(module, "handle", None)):
-        return True
+    """A class of its own with a ``handle`` (a ``PortHandler``'s make)."""
     return any(isinstance(v, type) and v.__module__ == module.__name__ and callable(getattr(v, "handle", None))
                and not getattr(v, "_is_protocol", False) for v in vars(module).values())
 
@@ -71,17 +75,17 @@ def _defines_handle(module: types.ModuleType) -> bool:
 def test_a_misspelt_hook_fails_registration():
     module = fake_module(error_respons=error_response)
     with pytest.raises(RegistrationError, match=r"fake\.error_respons looks like a misspelt error_response"):
-        check_module(module, Handler(module.handle))
+        check_module(module, PortHandler(Fake))
     module = fake_module(upgrdae=lambda decoded, latest: decoded)
     with pytest.raises(RegistrationError, match="misspelt upgrade"):
-        check_module(module, Handler(module.handle))
+        check_module(module, PortHandler(Fake))
 
 
 def test_a_hook_its_row_leaves_out_fails_registration():
     module = fake_module(error_response=error_response)
     with pytest.raises(RegistrationError, match="defines error_response but its handler leaves it out"):
-        check_module(module, Handler(module.handle))
-    check_module(module, Handler(module.handle, error_response=module.error_response))
+        check_module(module, PortHandler(Fake))
+    check_module(module, PortHandler(Fake, error_response=module.error_response))
 
 
 def test_a_table_missing_an_api_fails_registration():
@@ -91,19 +95,22 @@ def test_a_table_missing_an_api_fails_registration():
 
 
 def test_a_synchronous_handle_fails_registration():
-    module = fake_module()
-    module.handle = lambda ctx, request: None
+    class Blocking(Fake):
+        def handle(self, caller, request):  # type: ignore[override]
+            return None
+
     with pytest.raises(RegistrationError, match="async"):
-        check_module(module, Handler(module.handle))
+        check_module(fake_module(), PortHandler(Blocking))
 
 
-async def handle_an_old_heartbeat(ctx, request: HeartbeatV3) -> None:
-    return None
+class OldHeartbeat(Fake):
+    async def handle(self, caller, request: HeartbeatV3) -> None:
+        return None
 
 
 def test_a_handle_annotated_with_another_class_than_dispatch_gives_fails_registration():
     with pytest.raises(RegistrationError, match=r"heartbeat\.v4\.request\.HeartbeatRequest"):
-        check_request_type(12, Handler(handle_an_old_heartbeat))
+        check_request_type(12, PortHandler(OldHeartbeat))
     check_request_type(12, registry.HANDLERS[12])
     check_request_type(1, registry.HANDLERS[1])  # Fetch: a union, v13+ by id and older by name
 

@@ -26,7 +26,7 @@ class NoTopics:
 
 def call(api_key: int = METADATA, refused: ErrorCode | None = None, request: object = None) -> Call:
     """A request of a principal whom the ACLs allow nothing."""
-    return Call(Caller(api_key, 0, authorizer=Acls()), None, request, refused)  # type: ignore[arg-type]
+    return Call(Caller(api_key, 0, authorizer=Acls()), request, refused)
 
 
 def run(steps: list[middleware.Middleware], c: Call) -> tuple[object, list[str]]:
