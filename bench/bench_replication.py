@@ -10,6 +10,9 @@
 3. ``--transports``: acks=all throughput, RF=3, on an embedded 3-broker Cluster whose
    followers replicate in-process (method calls, the default) and then over the network
    (Fetch requests over TCP, ``Cluster(replication="network")``), side by side (issue 31).
+   Measured 2026-11-28 on the shared 2-core machine (load ~5), 100 B records:
+   ``--transports --messages 100000 --rounds 3``: in-process 251,331 msg/s, network 231,828 msg/s;
+   with 50,000 messages: 195,399 and 144,830 msg/s.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from .throttle import ByteRate, listed
 log = logging.getLogger("minikafka.replication")
 
 LEADER_POLL_S = 0.05  # how soon a fetcher notices a partition that now follows another leader
+STOP_WAIT_S = 2.0  # how long a stopping broker waits for its fetch loops to end
 
 
 # -- the leader's side -------------------------------------------------------------------------
@@ -202,6 +203,7 @@ class ReplicaFetcher:
         self.delay_ms = 0  # slow_broker(): a lagging follower, to watch the ISR shrink
         self.follower_quota = follower_quota  # follower.replication.throttled.rate (KIP-73)
         self._loops: dict[int, asyncio.Task] = {}
+        self._stopping = False
 
     def followed(self, leader_id: int) -> list[Partition]:
         return [p for p in list(self.replicas.values()) if not p.is_leader and p.info.leader == leader_id]
@@ -217,15 +219,17 @@ class ReplicaFetcher:
                         self._loops[leader_id] = asyncio.get_running_loop().create_task(self._follow(leader_id))
                 await asyncio.sleep(LEADER_POLL_S)
         finally:
+            self._stopping = True  # Python 3.11's wait_for (PeerChannel) can swallow a cancellation
             for task in self._loops.values():
                 task.cancel()
-            await asyncio.gather(*self._loops.values(), return_exceptions=True)
+            if self._loops:  # bounded: a stop must not hang on a fetch that ignored its cancellation
+                await asyncio.wait(list(self._loops.values()), timeout=STOP_WAIT_S)
             self._loops.clear()
             self.source.close()
 
     async def _follow(self, leader_id: int) -> None:
         """Fetch from one leader until this broker follows nothing there."""
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.delay_ms / 1000)  # slow_broker(); and an in-process fetch lets others run
             mine = self.followed(leader_id)
             if not mine:

@@ -107,12 +107,12 @@ def test_unclean_election_loses_nothing_acked_with_acks_all(replicated_cluster):
     assert acked == 50 and lost == 0  # writes without a second replica were refused, not lost
 
 
-def test_no_acknowledged_record_is_lost_across_random_failovers(make_cluster):
+def test_no_acknowledged_record_is_lost_across_random_failovers(replicated_cluster):
     """Property: RF=3, min.insync.replicas=2, acks=all, idempotent producer; brokers are
     stopped, crashed and restarted at random (at least 20 leader changes). Every
     acknowledged record is read back exactly once per partition, in acknowledgement order."""
     rng = random.Random(1234)
-    cluster = make_cluster(brokers=3, config={"min.insync.replicas": 2})
+    cluster = replicated_cluster(brokers=3, config={"min.insync.replicas": 2})
     cluster.create_topic("events", partitions=3, replication_factor=3)
     epochs = lambda: sum(cluster.partition_state("events", p)["leader_epoch"] for p in range(3))  # noqa: E731
     start_epochs = epochs()
