@@ -176,12 +176,22 @@ class BrokerProcess:
     async def handle_frame(self, frame: bytes, client_host: str, connection_id: int, *session: Any) -> bytes | None:
         """The dispatcher's answer, or the active controller's for a request that changes metadata."""
         api_key, version, _ = codec.peek_api(frame)
-        if api_key in FORWARDED and await self.quorum.serves(api_key, version):
-            try:
+        if api_key not in FORWARDED:
+            return await self.dispatcher.handle_frame(frame, client_host, connection_id, *session)
+        # Never answered here: a change made on this broker's copy of the metadata alone would leave
+        # the brokers disagreeing. No active controller: REQUEST_TIMED_OUT, as a Kafka broker's
+        # forwarding answers; an API the quorum does not keep yet: INVALID_REQUEST, and a log line.
+        try:
+            if await self.quorum.serves_within(api_key, version, FORWARD_TIMEOUT_MS):
                 return await self.quorum.forward(frame, FORWARD_TIMEOUT_MS)
-            except NoController as e:
-                log.warning("broker %d: %s; answering it here", self.settings.node_id, e)
-        return await self.dispatcher.handle_frame(frame, client_host, connection_id, *session)
+            log.warning("broker %d: the controller quorum does not serve API %d v%d; refusing it (broker "
+                        "processes keep ACLs, SCRAM users and reassignments in no metadata log yet)",
+                        self.settings.node_id, api_key, version)
+            code = ErrorCode.invalid_request
+        except NoController as e:
+            log.warning("broker %d: %s", self.settings.node_id, e)
+            code = ErrorCode.request_timed_out
+        return await self.dispatcher.handle_frame(frame, client_host, connection_id, *session, refuse=code)
 
     # -- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:

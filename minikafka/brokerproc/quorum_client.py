@@ -159,22 +159,28 @@ class QuorumClient:
                 raise NoController(f"no active controller answered {type(request).__name__}")
             await asyncio.sleep(self.retry_backoff_ms / 1000)
 
-    async def serves(self, api_key: int, version: int) -> bool:
-        """Whether the active controller answers ``api_key`` at ``version`` (its ApiVersions, asked once)."""
-        try:
-            node = self.active if self.active is not None else await self.find_active(time.monotonic() + 1)
-        except NoController:
-            return False
+    async def serves_within(self, api_key: int, version: int, timeout_ms: int) -> bool:
+        """Whether the active controller answers ``api_key`` at ``version``, looking for one until
+        ``timeout_ms`` has passed (an election); NoController if none is found or answers."""
+        node = self.active if self.active is not None else await self.find_active(time.monotonic() + timeout_ms / 1000)
         if node not in self._served:
             try:
                 body = await self.channel(node, "describe").call(codec.make(codec.request_class(API_VERSIONS, 3),
                                                                             client_software_name="minikafka",
                                                                             client_software_version="1"))
-            except (OSError, TimeoutError, asyncio.IncompleteReadError):
-                return False
+            except (OSError, TimeoutError, asyncio.IncompleteReadError) as e:
+                self.active = None
+                raise NoController(f"controller {node} did not answer ApiVersions: {e}") from None
             self._served[node] = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
         low, high = self._served[node].get(api_key, (0, -1))
         return low <= version <= high
+
+    async def serves(self, api_key: int, version: int) -> bool:
+        """``serves_within`` a second, False when no active controller answers by then."""
+        try:
+            return await self.serves_within(api_key, version, 1000)
+        except NoController:
+            return False
 
     async def forward(self, frame: bytes, timeout_ms: int | None = None) -> bytes:
         """Pass a client's request frame to the active controller; its answer, with the client's correlation id,

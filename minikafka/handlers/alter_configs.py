@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from kio.schema.alter_configs.v2.request import AlterConfigsRequest
 
+from ..errors import ErrorCode
 from . import _configs
 from .ports import Caller, Response
+
+
+def error_response(caller: Caller, request: AlterConfigsRequest, code: ErrorCode) -> Response:
+    """Every resource refused with ``code``, nothing altered (the fault API, or an unforwarded request)."""
+    return caller.respond(responses=tuple(
+        caller.make("AlterConfigsResourceResponse", error_code=code, error_message=code.name,
+                    resource_type=r.resource_type, resource_name=r.resource_name) for r in request.resources))
 
 
 class AlterConfigs(_configs.ConfigsHandler):

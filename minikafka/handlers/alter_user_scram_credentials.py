@@ -51,6 +51,13 @@ def _result(caller: Caller, user: str, code: ErrorCode = ErrorCode.none, message
     return caller.make("AlterUserScramCredentialsResult", user=user, error_code=code, error_message=message)
 
 
+def error_response(caller: Caller, request: AlterUserScramCredentialsRequest, code: ErrorCode) -> Response:
+    """Every user's change refused with ``code`` (the fault API, or an unforwarded request)."""
+    users = [d.name for d in request.deletions] + [u.name for u in request.upsertions]
+    return caller.respond(results=tuple(caller.make("AlterUserScramCredentialsResult", user=user, error_code=code,
+                                                    error_message=code.name) for user in users))
+
+
 class AlterUserScramCredentials:
     def __init__(self, scram: ScramPort) -> None:
         self.scram = scram

@@ -25,6 +25,12 @@ def _binding(c: AclCreation) -> AclBinding:
                       _acls.as_enum(Operation, c.operation), _acls.as_enum(Permission, c.permission_type))
 
 
+def error_response(caller: Caller, request: CreateAclsRequest, code: ErrorCode) -> Response:
+    """Every creation refused with ``code`` (the fault API, or a broker process that could not forward it)."""
+    return caller.respond(results=tuple(caller.make("AclCreationResult", error_code=code, error_message=code.name)
+                                        for _ in request.creations))
+
+
 class CreateAcls(_acls.AclsHandler):
     async def handle(self, caller: Caller, request: CreateAclsRequest) -> Response:
         refused = _acls.refusal(caller, Operation.ALTER)

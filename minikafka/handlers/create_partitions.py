@@ -16,6 +16,13 @@ from . import _topics
 from .ports import Caller, Response
 
 
+def error_response(caller: Caller, request: CreatePartitionsRequest, code: ErrorCode) -> Response:
+    """Every topic refused with ``code``, nothing added (the fault API, or an unforwarded request)."""
+    return caller.respond(results=tuple(
+        caller.make("CreatePartitionsTopicResult", name=t.name, error_code=code, error_message=code.name)
+        for t in request.topics))
+
+
 class CreatePartitions(_topics.TopicsHandler):
     async def handle(self, caller: Caller, request: CreatePartitionsRequest) -> Response:
         return caller.respond(results=tuple(self._grow(caller, t, request.validate_only) for t in request.topics))

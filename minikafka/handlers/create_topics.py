@@ -18,6 +18,14 @@ from . import _topics
 from .ports import Caller, Response, TopicView
 
 
+def error_response(caller: Caller, request: CreateTopicsRequest, code: ErrorCode) -> Response:
+    """Every topic refused with ``code``, none created (the fault API, or an unforwarded request)."""
+    return caller.respond(topics=tuple(
+        caller.make("CreatableTopicResult", name=t.name, topic_id=None, error_code=code, error_message=code.name,
+                    topic_config_error_code=ErrorCode.none, num_partitions=-1, replication_factor=-1, configs=None)
+        for t in request.topics))
+
+
 class CreateTopics(_topics.TopicsHandler):
     async def handle(self, caller: Caller, request: CreateTopicsRequest) -> Response:
         validate_only = request.validate_only

@@ -25,6 +25,13 @@ def _matching(caller: Caller, acl: AclBinding) -> Any:
                        permission_type=int(acl.permission))
 
 
+def error_response(caller: Caller, request: DeleteAclsRequest, code: ErrorCode) -> Response:
+    """Every filter refused with ``code``, nothing deleted (the fault API, or an unforwarded request)."""
+    return caller.respond(filter_results=tuple(
+        caller.make("DeleteAclsFilterResult", error_code=code, error_message=code.name, matching_acls=())
+        for _ in request.filters))
+
+
 class DeleteAcls(_acls.AclsHandler):
     async def handle(self, caller: Caller, request: DeleteAclsRequest) -> Response:
         refused = _acls.refusal(caller, Operation.ALTER)

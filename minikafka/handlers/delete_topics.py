@@ -30,6 +30,13 @@ def upgrade(decoded: Any, latest: type) -> Any:
         codec.entity(module, "DeleteTopicState", name=name, topic_id=ZERO) for name in old.topic_names))
 
 
+def error_response(caller: Caller, request: DeleteTopicsRequest, code: ErrorCode) -> Response:
+    """Every topic refused with ``code``, none deleted (the fault API, or an unforwarded request)."""
+    return caller.respond(responses=tuple(
+        caller.make("DeletableTopicResult", name=t.name, topic_id=t.topic_id, error_code=code, error_message=code.name)
+        for t in request.topics))
+
+
 class DeleteTopics(_topics.TopicsHandler):
     async def handle(self, caller: Caller, request: DeleteTopicsRequest) -> Response:
         return caller.respond(responses=tuple(self._delete(caller, t) for t in request.topics))

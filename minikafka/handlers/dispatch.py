@@ -113,8 +113,10 @@ class RequestDispatcher:
         self._chain = middleware.chain(self.middleware, self._handle)
 
     async def handle_frame(self, frame: bytes, client_host: str = "127.0.0.1", connection_id: int = 0,
-                           session: Session | None = None) -> bytes | None:
+                           session: Session | None = None, *, refuse: ErrorCode | None = None) -> bytes | None:
         """Answer one request frame (without its size prefix); None when no answer is due (acks=0).
+        ``refuse``: answer with the API's error answer carrying this code instead of asking the handler
+        (a broker process that could not hand a request on to the controller).
 
         Raises codec.MalformedRequest when the connection must be closed: unknown API,
         unsupported version (other than ApiVersions), undecodable bytes; DropConnection
@@ -137,7 +139,7 @@ class RequestDispatcher:
         call = Call(caller, lift(api_key, decoded), refused)
         self.requests[(api.name, call.caller.client_id)] += 1
         self.versions[(api_key, version)] += 1
-        response = await self._chain(call)
+        response = self._refusal(call, refuse) if refuse is not None else await self._chain(call)
         if response is None:
             return None
         return codec.encode_response(correlation_id, response)

@@ -21,6 +21,15 @@ from .ports import Caller, ReassignmentPort, Response
 PREFERRED, UNCLEAN = 0, 1
 
 
+def error_response(caller: Caller, request: ElectLeadersRequest, code: ErrorCode) -> Response:
+    """Every named partition refused with ``code`` (and the request, where the version has a top-level
+    error): the fault API, or a broker process that could not forward it."""
+    results = tuple(caller.make("ReplicaElectionResult", topic=t.topic, partition_result=tuple(
+        caller.make("PartitionResult", partition_id=p, error_code=code, error_message=code.name) for p in t.partitions))
+        for t in request.topic_partitions or ())
+    return caller.respond(error_code=code, replica_election_results=results)
+
+
 class ElectLeaders:
     """The ElectLeaders API over the broker's ``ReassignmentPort`` (the controller's elections)."""
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 from kio.schema.incremental_alter_configs.v1.request import AlterConfigsResource, IncrementalAlterConfigsRequest
 
 from . import _configs
+from ..errors import ErrorCode
 from .ports import Caller, Response
+
+
+def error_response(caller: Caller, request: IncrementalAlterConfigsRequest, code: ErrorCode) -> Response:
+    """Every resource refused with ``code``, nothing altered (the fault API, or an unforwarded request)."""
+    return caller.respond(responses=tuple(
+        caller.make("AlterConfigsResourceResponse", error_code=code, error_message=code.name,
+                    resource_type=r.resource_type, resource_name=r.resource_name) for r in request.resources))
 
 
 class IncrementalAlterConfigs(_configs.ConfigsHandler):

@@ -203,3 +203,25 @@ def test_a_paused_active_controller_is_replaced_and_follows_the_new_one_when_res
         wait_for(f"controller {first} following {second}",
                  lambda: (q := pc.describe_quorum(first)).leader_id == second and q.error_code != 0, 20)
         assert pc.active_controller() == second
+
+
+def test_a_metadata_change_is_never_made_on_one_brokers_copy_alone(single):
+    """ACLs are kept in no metadata log of the quorum yet: the broker refuses CreateAcls rather than keep
+    it in its own copy (the brokers would disagree); with no controller answering, CreateTopics times out
+    (REQUEST_TIMED_OUT, as a Kafka broker's forwarding answers) instead of being made on the broker. As
+    on Kafka, a timed-out request may still be carried out once the controller resumes."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AclBinding, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+
+    admin = AdminClient({"bootstrap.servers": single.bootstrap_servers})
+    acl = AclBinding(ResourceType.TOPIC, "orders", ResourcePatternType.LITERAL, "User:alice", "*",
+                     AclOperation.READ, AclPermissionType.ALLOW)
+    with pytest.raises(KafkaException, match=r"INVALID_REQUEST|nvalid request"):
+        admin.create_acls([acl])[acl].result(30)
+    single.pause(single.controller_ids[0])
+    try:
+        future = admin.create_topics([NewTopic("lonely", 1, 1)], request_timeout=40)["lonely"]
+        with pytest.raises(KafkaException, match=r"REQUEST_TIMED_OUT|timed out|Timed out"):
+            future.result(60)
+    finally:
+        single.resume(single.controller_ids[0])
