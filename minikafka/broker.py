@@ -401,24 +401,8 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
                        assignments: list[list[int]] | None = None) -> None:
         """CreatePartitions: grow ``name`` to ``total`` partitions, placed round-robin or as
         ``assignments`` says (one replica list per new partition, leader first)."""
-        topic = self.metadata.topics.get(name)
-        if topic is None:
-            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
-        if topic.internal:  # the group and transaction coordinators hash ids over this count
-            raise KafkaError(ErrorCode.invalid_request,
-                             f"The number of partitions of the internal topic {name} cannot change.")
-        have = len(topic.partitions)
-        if total <= have:
-            raise KafkaError(ErrorCode.invalid_partitions,
-                             f"Topic {name!r} has {have} partitions; the new count must be larger, not {total}.")
-        rf = len(topic.partitions[0].replicas)
-        if assignments is None:
-            extra = self.metadata.place_replicas(total - have, rf, first_index=have)
-        else:
-            extra = self.metadata.assigned_partitions(assignments, have, total, rf)
+        topic = self.metadata.grow_topic(name, total, assignments, validate_only)
         if not validate_only:
-            topic.partitions.extend(extra)
-            self.metadata.topic_changed(topic)
             self.peers.open_replicas(topic)
 
     # -- the topic and cluster-view APIs' ports (handlers.ports: ClusterViewPort, TopicsPort, ...) -----

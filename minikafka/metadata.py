@@ -324,6 +324,30 @@ class ClusterMetadata:
             partitions = self.place_replicas(num_partitions, replication_factor)
         return TopicInfo(name, str(uuid.uuid4()), partitions, overrides)
 
+    def grow_topic(self, name: str, total: int, assignments: list[list[int]] | None = None,
+                   validate_only: bool = False) -> TopicInfo:
+        """CreatePartitions: grow ``name`` to ``total`` partitions, placed round-robin or as ``assignments``
+        says (one replica list per new partition, leader first); recorded unless ``validate_only``."""
+        topic = self.topics.get(name)
+        if topic is None:
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
+        if topic.internal:  # the group and transaction coordinators hash ids over this count
+            raise KafkaError(ErrorCode.invalid_request,
+                             f"The number of partitions of the internal topic {name} cannot change.")
+        have = len(topic.partitions)
+        if total <= have:
+            raise KafkaError(ErrorCode.invalid_partitions,
+                             f"Topic {name!r} has {have} partitions; the new count must be larger, not {total}.")
+        rf = len(topic.partitions[0].replicas)
+        if assignments is None:
+            extra = self.place_replicas(total - have, rf, first_index=have)
+        else:
+            extra = self.assigned_partitions(assignments, have, total, rf)
+        if not validate_only:
+            topic.partitions.extend(extra)
+            self.topic_changed(topic)
+        return topic
+
     def place_replicas(self, count: int, replication_factor: int, first_index: int = 0) -> list[PartitionInfo]:
         """Spread leaders and followers round-robin over the live brokers, as Kafka does."""
         if count < 1:

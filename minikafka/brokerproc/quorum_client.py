@@ -50,47 +50,6 @@ def describe_quorum_request() -> Any:
     return codec.make(codec.request_class(DESCRIBE_QUORUM, 2), topics=(topic,))
 
 
-class FrameChannel:
-    """One connection for request frames that are already encoded (forwarding), one at a time."""
-
-    def __init__(self, host: str, port: int, timeout_ms: int):
-        self.host, self.port, self.timeout = host, port, timeout_ms / 1000
-        self._lock = asyncio.Lock()
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-        self._correlation = 0
-
-    async def call(self, frame: bytes, timeout_ms: int | None = None) -> bytes:
-        """Send ``frame`` (a request without its size prefix) with a correlation id of this channel's;
-        return the answer frame."""
-        async with self._lock:
-            try:
-                wait = self.timeout if timeout_ms is None else timeout_ms / 1000
-                return await asyncio.wait_for(self._call(frame), wait)
-            except BaseException:
-                self.close()
-                raise
-
-    async def _call(self, frame: bytes) -> bytes:
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-        assert self._reader is not None
-        self._correlation += 1
-        out = frame[:4] + struct.pack(">i", self._correlation) + frame[8:]
-        self._writer.write(struct.pack(">i", len(out)) + out)
-        await self._writer.drain()
-        (size,) = struct.unpack(">i", await self._reader.readexactly(4))
-        answer = await self._reader.readexactly(size)
-        if struct.unpack_from(">i", answer)[0] != self._correlation:
-            raise ConnectionError("an answer to another request")
-        return answer
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.transport.abort()
-        self._reader = self._writer = None
-
-
 class QuorumClient:
     """The controllers as one broker sees them."""
 
@@ -101,7 +60,7 @@ class QuorumClient:
         self.active: int | None = None  # the controller believed active
         self.leader_epoch = -1
         self._channels: dict[tuple[int, str], PeerChannel] = {}
-        self._frames: dict[int, FrameChannel] = {}
+        self._frames: dict[int, PeerChannel] = {}  # one per controller, for forwarded frames
         self._served: dict[int, dict[int, tuple[int, int]]] = {}  # controller -> api key -> (min, max) version
 
     def channel(self, node: int, kind: str = "control") -> PeerChannel:
@@ -190,9 +149,9 @@ class QuorumClient:
         while True:
             node = self.active if self.active is not None else await self.find_active(deadline)
             if node not in self._frames:
-                self._frames[node] = FrameChannel(*self.controllers[node], self.request_timeout_ms)
+                self._frames[node] = PeerChannel(*self.controllers[node], self.request_timeout_ms)
             try:
-                answer = await self._frames[node].call(frame, max(100, int((deadline - time.monotonic()) * 1000)))
+                answer = await self._frames[node].call_frame(frame, max(100, int((deadline - time.monotonic()) * 1000)))
             except (OSError, TimeoutError, asyncio.IncompleteReadError):
                 self.forget(node)
             else:

@@ -310,27 +310,7 @@ class QuorumController:
     ) -> None:
         """CreatePartitions: grow ``name`` to ``total`` partitions."""
         self._check_active()
-        topic = self.metadata.topics.get(name)
-        if topic is None:
-            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
-        if topic.internal:
-            raise KafkaError(
-                ErrorCode.invalid_request, f"The number of partitions of the internal topic {name} cannot change."
-            )
-        have = len(topic.partitions)
-        if total <= have:
-            raise KafkaError(
-                ErrorCode.invalid_partitions,
-                f"Topic {name!r} has {have} partitions; the new count must be larger, not {total}.",
-            )
-        rf = len(topic.partitions[0].replicas)
-        if assignments is None:
-            extra = self.metadata.place_replicas(total - have, rf, first_index=have)
-        else:
-            extra = self.metadata.assigned_partitions(assignments, have, total, rf)
-        if not validate_only:
-            topic.partitions.extend(extra)
-            self.metadata.topic_changed(topic)
+        self.metadata.grow_topic(name, total, assignments, validate_only)
 
     def elect(self, topic: str, index: int, unclean: bool) -> None:
         """ElectLeaders (KIP-460) for one partition."""

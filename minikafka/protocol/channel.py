@@ -64,19 +64,38 @@ class PeerChannel:
                 self.close()
                 raise
 
+    async def call_frame(self, frame: bytes, timeout_ms: int | None = None) -> bytes:
+        """Send an encoded request ``frame`` (without its size prefix) under this channel's next correlation
+        id; return the answer frame (without its size prefix). A broker forwards a client's request so."""
+        async with self._lock:
+            try:
+                wait = self.timeout if timeout_ms is None else timeout_ms / 1000
+                return await asyncio.wait_for(self._exchange(frame[:4], frame[8:]), wait)
+            except BaseException:
+                self.close()
+                raise
+
     async def _call(self, request: Any) -> Any:
+        encoded = encode_request(request, 0)[4:]  # the frame; the correlation id is set by _exchange
+        frame = await self._exchange(encoded[:4], encoded[8:])
+        _, body = decode_response(frame, type(request).__api_key__, type(request).__version__)
+        return body
+
+    async def _exchange(self, api_and_version: bytes, rest: bytes) -> bytes:
+        """One request out (API key and version, this channel's correlation id, the rest), its answer back."""
         if self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         assert self._reader is not None
         self._correlation += 1
-        self._writer.write(encode_request(request, self._correlation))
+        out = api_and_version + struct.pack(">i", self._correlation) + rest
+        self._writer.write(struct.pack(">i", len(out)) + out)
         await self._writer.drain()
         (size,) = struct.unpack(">i", await self._reader.readexactly(4))
-        frame = await self._reader.readexactly(size)
-        correlation, body = decode_response(frame, type(request).__api_key__, type(request).__version__)
+        answer = await self._reader.readexactly(size)
+        (correlation,) = struct.unpack_from(">i", answer)
         if correlation != self._correlation:
             raise ConnectionError(f"answer to request {correlation} where {self._correlation} was expected")
-        return body
+        return answer
 
     def close(self) -> None:
         if self._writer is not None:
