@@ -15,9 +15,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from minikafka.api import Cluster
+
+if TYPE_CHECKING:
+    from minikafka.api import RunningProcesses
 
 from .clients import admin
 from .connection import ENV_VAR, current_bootstrap, embedded_at
@@ -125,8 +128,9 @@ class ClusterHandle:
 
     @property
     def can_control_brokers(self) -> bool:
-        """True when brokers can be stopped and started from here: minikafka, or docker compose."""
-        return self.is_minikafka or compose_running()
+        """True when brokers can be stopped and started from here: the embedded minikafka, a process
+        cluster named by ``MINIKAFKA_PROCESS_CLUSTER`` (its data directory), or docker compose."""
+        return self.is_minikafka or bool(os.environ.get(PROCESS_CLUSTER_VAR)) or compose_running()
 
     @property
     def embedded(self) -> Cluster:
@@ -219,7 +223,14 @@ class ClusterHandle:
     # -- plumbing -----------------------------------------------------------------------------
     def _control(self) -> BrokerControl:
         """Who stops and starts brokers here: one code path in the cells, whatever runs the cluster."""
-        return EmbeddedControl(self._embedded) if self._embedded is not None else ComposeControl()
+        if self._embedded is not None:
+            return EmbeddedControl(self._embedded)
+        processes = os.environ.get(PROCESS_CLUSTER_VAR)
+        if processes:
+            from minikafka.api import RunningProcesses  # only a process cluster's cells need it
+
+            return ProcessControl(RunningProcesses(processes))
+        return ComposeControl()
 
     def _minikafka(self, what: str) -> Cluster:
         if self._embedded is None:
@@ -255,6 +266,23 @@ class EmbeddedControl:
         self.cluster.start_broker(node_id)
 
 
+@dataclass(frozen=True)
+class ProcessControl:
+    """A process cluster (``minikafka serve --brokers 3 --controllers 3``): each broker its own process,
+    stopped with SIGTERM (a controlled shutdown), crashed with SIGKILL, started again with its command."""
+
+    nodes: RunningProcesses
+
+    def stop(self, node_id: int) -> None:
+        self.nodes.terminate(node_id)
+
+    def crash(self, node_id: int) -> None:
+        self.nodes.kill(node_id)
+
+    def start(self, node_id: int) -> None:
+        self.nodes.start_node(node_id)
+
+
 class ComposeControl:
     """The course's docker compose cluster: ``docker compose stop``, ``kill`` and ``start`` of a service."""
 
@@ -267,6 +295,8 @@ class ComposeControl:
     def start(self, node_id: int) -> None:
         compose("start", COMPOSE_SERVICES[node_id])
 
+
+PROCESS_CLUSTER_VAR = "MINIKAFKA_PROCESS_CLUSTER"  # the data directory of a running process cluster
 
 _compose_checked: dict[Path, bool] = {}
 

@@ -5,7 +5,9 @@ relies on is declared here and nowhere else:
 
 - ``Cluster``: brokers inside the calling process (the embedded cluster, the labs' clusters);
 - ``ProcessCluster``: KRaft controllers and brokers each in its own process (kill, pause, restart,
-  and with ``links=True`` a fault proxy on every link), for the KRaft lesson;
+  and with ``links=True`` a fault proxy on every link), for the KRaft lesson; ``RunningProcesses``:
+  the nodes of one that another process started (``serve --controllers``), stopped and started
+  from the notebook as docker compose does for the compose cluster;
 - ``main``: the ``minikafka`` command line, which ``course.shell()`` runs in the process;
 - ``fail`` and ``parse_pairs``: the command-line tools' error exit and ``key=value`` parsing;
 - ``ConfigError``, ``ErrorCode`` and ``explain``: a refused setting, Kafka's error codes and their sentences;
@@ -31,18 +33,20 @@ from .errors import ErrorCode, explain
 if TYPE_CHECKING:
     from .cli.main import main
     from .cluster import Cluster
-    from .processes import ProcessCluster
+    from .processes import ProcessCluster, RunningProcesses
     from .log.segment import scan_batches
     from .protocol import codec
     from .records import COMPRESSION_NAMES, BatchHeader, Record, build_batch, split_batches
 
 __all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorCode", "ProcessCluster", "Record",
+           "RunningProcesses",
            "build_batch", "codec", "explain", "fail", "main", "parse_pairs", "scan_batches", "split_batches"]
 
 # name -> (module, attribute; None for the module itself)
 _ON_FIRST_USE: dict[str, tuple[str, str | None]] = {
     "Cluster": ("minikafka.cluster", "Cluster"),
     "ProcessCluster": ("minikafka.processes", "ProcessCluster"),
+    "RunningProcesses": ("minikafka.processes", "RunningProcesses"),
     "main": ("minikafka.cli.main", "main"),
     "codec": ("minikafka.protocol.codec", None),
     "scan_batches": ("minikafka.log.segment", "scan_batches"),

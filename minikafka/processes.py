@@ -21,6 +21,7 @@ advertises its client link's address), so a link can be cut, delayed or reset fr
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -154,7 +155,11 @@ class ProcessCluster:
             self._spawn(node_id)
         for node_id in self.broker_ids:
             self._spawn(node_id)
-        self.wait_ready(timeout)
+        try:
+            self.wait_ready(timeout)
+        except BaseException:
+            self.stop()  # no process is left behind by a cluster that did not come up
+            raise
         return self
 
     def __enter__(self) -> ProcessCluster:
@@ -188,9 +193,25 @@ class ProcessCluster:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         self.procs[node_id] = subprocess.Popen(self.command(node_id), stdout=out, stderr=subprocess.STDOUT, env=env,
                                                start_new_session=True)  # a Ctrl-C at the terminal stops it via stop()
+        self._record()
+
+    def _record(self) -> None:
+        """``cluster.json`` in the data directory: each node's role, pid and command, so that another
+        process (a notebook's kernel: ``RunningProcesses``) can stop and start the nodes this one started."""
+        nodes = {str(n): {"name": self.name(n), "role": "broker" if n in self.broker_ids else "controller",
+                          "pid": proc.pid, "command": self.command(n)} for n, proc in self.procs.items()}
+        state = {"bootstrap_servers": self.bootstrap_servers, "controllers": self.controllers, "nodes": nodes}
+        tmp = self.data_dir / "cluster.json.tmp"
+        tmp.write_text(json.dumps(state, indent=1))
+        os.replace(tmp, self.data_dir / STATE_FILE)
 
     def stop(self, timeout: float = 40) -> None:
-        """Brokers first (controlled shutdown), then controllers; SIGKILL for one that will not stop."""
+        """Brokers first (controlled shutdown), then controllers; SIGKILL for one that will not stop.
+        A node another process restarted meanwhile (``RunningProcesses``) is stopped by its recorded pid."""
+        restarted = RunningProcesses(self.data_dir).pids() if (self.data_dir / STATE_FILE).exists() else {}
+        for node_id, pid in restarted.items():
+            if node_id in self.procs and pid != self.procs[node_id].pid:
+                _stop_pid(pid, timeout)
         for group in (self.broker_ids, self.controller_ids):
             running = [n for n in group if self.alive(n)]
             for node_id in running:
@@ -281,13 +302,119 @@ class ProcessCluster:
 
     def wait_ready(self, timeout: float = 60) -> None:
         """Until a controller leads and every running broker lists every running broker."""
-        wait_for("an active controller", self.active_controller, timeout)
-        running = {b for b in self.broker_ids if self.alive(b)}
+        expected = {n for n in self.procs if self.alive(n)}
+
+        def none_exited() -> None:
+            for node_id in expected:
+                proc = self.procs[node_id]
+                if proc.poll() is not None:
+                    last = " / ".join(self.output(node_id).strip().splitlines()[-3:])
+                    raise RuntimeError(f"{self.name(node_id)} exited with {proc.returncode}: {last}")
+
+        def leading() -> int | None:
+            none_exited()
+            return self.active_controller()
+
+        wait_for("an active controller", leading, timeout)
+        running = {b for b in self.broker_ids if b in expected}
         for broker in running:
-            wait_for(f"broker {broker} to list brokers {sorted(running)}",
-                     lambda b=broker: running <= self.live_brokers(b), timeout)  # type: ignore[misc]
+            def lists_all(b: int = broker) -> bool:
+                none_exited()
+                return running <= self.live_brokers(b)
+            wait_for(f"broker {broker} to list brokers {sorted(running)}", lists_all, timeout)
 
     def output(self, node_id: int) -> str:
         """What a node has printed so far (its log)."""
         path = self.data_dir / f"{self.name(node_id)}.out"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+STATE_FILE = "cluster.json"
+
+
+def _alive_pid(pid: int) -> bool:
+    """A process with this pid runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _stop_pid(pid: int, timeout: float) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGCONT)
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive_pid(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive_pid(pid):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class RunningProcesses:
+    """The nodes of a process cluster that another process started (``minikafka serve --controllers``,
+    a ``ProcessCluster``), found through the ``cluster.json`` it keeps in its data directory: stop,
+    crash, pause and start them again from here, as ``docker compose`` does for the compose cluster."""
+
+    def __init__(self, data_dir: str | Path):
+        self.data_dir = Path(data_dir)
+        path = self.data_dir / STATE_FILE
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist: is a process cluster (minikafka serve --controllers) "
+                                    f"running with its data in {self.data_dir}?")
+        self.state = json.loads(path.read_text())
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return str(self.state["bootstrap_servers"])
+
+    def pids(self) -> dict[int, int]:
+        return {int(n): int(node["pid"]) for n, node in self.state["nodes"].items()}
+
+    def _node(self, node_id: int) -> dict[str, Any]:
+        node = self.state["nodes"].get(str(node_id))
+        if node is None:
+            raise ValueError(f"the process cluster in {self.data_dir} has no node {node_id}: "
+                             f"{sorted(self.pids())}")
+        return dict(node)
+
+    def alive(self, node_id: int) -> bool:
+        return _alive_pid(int(self._node(node_id)["pid"]))
+
+    def kill(self, node_id: int) -> None:
+        """SIGKILL: no controlled shutdown, no flush."""
+        with contextlib.suppress(OSError):
+            os.kill(int(self._node(node_id)["pid"]), signal.SIGKILL)
+        wait_for(f"node {node_id} to die", lambda: not self.alive(node_id), 10)
+
+    def terminate(self, node_id: int, timeout: float = 40) -> None:
+        """SIGTERM: a broker shuts down under control, a leading controller hands over."""
+        _stop_pid(int(self._node(node_id)["pid"]), timeout)
+
+    def pause(self, node_id: int) -> None:
+        os.kill(int(self._node(node_id)["pid"]), signal.SIGSTOP)
+
+    def resume(self, node_id: int) -> None:
+        os.kill(int(self._node(node_id)["pid"]), signal.SIGCONT)
+
+    def start_node(self, node_id: int) -> None:
+        """Start a stopped node again with its recorded command (same ports, same data)."""
+        node = self._node(node_id)
+        if self.alive(node_id):
+            return
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        with open(self.data_dir / f"{node['name']}.out", "ab") as out:
+            proc = subprocess.Popen(node["command"], stdout=out, stderr=subprocess.STDOUT, env=env,
+                                    start_new_session=True)
+        self.state["nodes"][str(node_id)]["pid"] = proc.pid
+        tmp = self.data_dir / "cluster.json.tmp"
+        tmp.write_text(json.dumps(self.state, indent=1))
+        os.replace(tmp, self.data_dir / STATE_FILE)
+

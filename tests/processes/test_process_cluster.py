@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
@@ -12,7 +14,7 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from minikafka.processes import ProcessCluster, ask, wait_for
+from minikafka.processes import ProcessCluster, _alive_pid, ask, wait_for
 from minikafka.protocol import codec
 
 
@@ -225,3 +227,44 @@ def test_a_metadata_change_is_never_made_on_one_brokers_copy_alone(single):
             future.result(60)
     finally:
         single.resume(single.controller_ids[0])
+
+
+def test_the_course_stops_crashes_and_starts_a_process_clusters_brokers_as_it_does_compose_services(tmp_path,
+                                                                                                   monkeypatch):
+    """The notebooks' broker-control cells, one code path: with ``MINIKAFKA_PROCESS_CLUSTER`` naming a running
+    process cluster's data directory, ``course.cluster()`` stops (SIGTERM), crashes (SIGKILL) and starts its
+    broker processes from another process, and the cluster that started them still stops them all."""
+    script = """
+import os, time
+from kafka_course import handle
+cluster = handle.cluster()
+assert cluster.can_control_brokers and not cluster.is_minikafka
+def listed():
+    return set(cluster.brokers())
+cluster.crash_broker(2)
+deadline = time.monotonic() + 40
+while 2 in listed() and time.monotonic() < deadline:
+    time.sleep(0.5)
+print("after crash", sorted(listed()))
+cluster.start_broker(2)
+deadline = time.monotonic() + 40
+while 2 not in listed() and time.monotonic() < deadline:
+    time.sleep(0.5)
+print("after start", sorted(listed()))
+cluster.stop_broker(2)
+print("after stop", sorted(listed()))
+cluster.start_broker(2)
+"""
+    with pytest.raises(RuntimeError, match=r"unknown broker setting 'broker\.session\.timeout\.ms'"):
+        ProcessCluster(brokers=1, controllers=1, data_dir=tmp_path / "wrong",
+                       config={"broker.session.timeout.ms": 3000}).start()  # a controller's setting, not a broker's
+    with ProcessCluster(brokers=2, controllers=1, data_dir=tmp_path) as pc:
+        env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": pc.bootstrap_servers,
+               "MINIKAFKA_PROCESS_CLUSTER": str(tmp_path), "KAFKA_COMPOSE_FILE": str(tmp_path / "none.yml")}
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=180)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "after crash [1]" in done.stdout and "after start [1, 2]" in done.stdout, done.stdout
+        assert "after stop [1]" in done.stdout, done.stdout
+        restarted = json.loads((tmp_path / "cluster.json").read_text())["nodes"]["2"]["pid"]
+        assert restarted != pc.procs[2].pid
+    assert not _alive_pid(restarted)  # the cluster's stop() stopped the broker another process started
