@@ -14,6 +14,7 @@ import asyncio
 
 from minikafka import records
 from minikafka.broker import Broker
+from minikafka.clock import now_ms
 from minikafka.config import BrokerConfig, TopicConfig
 from minikafka.controller import Controller
 from minikafka.log import PartitionLog
@@ -68,3 +69,25 @@ def test_a_follower_being_added_to_the_isr_holds_the_high_watermark_before_the_c
     leader.followers[2].log_end_offset = 10
     leader.update_high_watermark()
     assert leader.high_watermark == 10
+
+
+def test_a_restarted_follower_whose_log_diverges_is_not_put_back_in_the_isr_on_what_the_leader_knew_before():
+    """KIP-903's case: the leader still holds the follower's state from before it was killed
+    (caught up, fetched a moment ago); the restarted follower's first fetch is answered with a
+    diverging epoch, and that must not leave it looking caught up."""
+    from minikafka.replica.fetcher import serve_follower
+    from minikafka.replica.isr import isr_changes
+
+    config = TopicConfig(BrokerConfig(), {})
+    info = PartitionInfo(0, [1, 2, 3], 1, [1, 3])
+    leader = Partition("t", info, PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)  # epoch 0: offsets 0-4
+    info.leader_epoch = 1
+    write(leader, 5)  # epoch 1: offsets 5-9
+    now = now_ms()
+    leader.followers = {2: FollowerState(10, now, now), 3: FollowerState(10, now, now)}  # 2 before its crash
+    # broker 2 restarted with epoch-0 records up to offset 8 that the leader never had
+    read = serve_follower(leader, 2, current_leader_epoch=1, fetch_offset=8, last_fetched_epoch=0, max_bytes=1 << 20)
+    assert read.diverging == (0, 5)
+    assert isr_changes(leader, LAG_MS, now) == ([], [])
+    assert leader.followers[2].log_end_offset == 5
