@@ -26,6 +26,7 @@ import socket
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -251,8 +252,15 @@ def run(
     interval: tuple[float, float] = (0.5, 1.5),
     nemesis: Nemesis | None = None,
     log: Callable[[str], None] = lambda line: None,
+    settled: Callable[[], bool] | None = None,
+    replicas: Callable[[], dict[int, dict[int, list[tuple[int, bytes]]]]] | None = None,
 ) -> tuple[Check, dict[str, Any]]:
-    """Write for ``seconds`` under ``nemesis`` (default: stop/crash/start brokers), heal, check."""
+    """Write for ``seconds`` under ``nemesis`` (default: stop/crash/start brokers), heal, check.
+
+    ``settled`` (wait until every ISR is full, default :func:`settle`) and ``replicas``
+    (each partition's in-sync replicas' records below the high watermark, default
+    :func:`~minikafka.netfault.history.replica_logs`) let a cluster of another kind be checked.
+    A nemesis with a ``figures()`` method adds its own figures."""
     rng = random.Random(seed)
     cluster.create_topic(TOPIC, partitions=partitions, replication_factor=3)
     nemesis = nemesis or ClusterNemesis(cluster)
@@ -260,21 +268,27 @@ def run(
     writers = [RecordingProducer(f"p{i}", cluster.bootstrap_servers, history) for i in range(producers)]
     for w in writers:
         w.start()
-    faults, deadline = 0, time.monotonic() + seconds
+    kinds: Counter[str] = Counter()
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         time.sleep(rng.uniform(*interval))
-        log(nemesis.step(rng))
-        faults += 1
+        line = nemesis.step(rng)
+        log(line)
+        kinds[line.split()[0]] += 1
     nemesis.heal()
     unanswered = sum(w.stop() for w in writers)
-    settled = settle(cluster, TOPIC)
-    result = check(history, read_back(cluster.bootstrap_servers, TOPIC, partitions), replica_logs(cluster, TOPIC))
+    is_settled = settled() if settled else settle(cluster, TOPIC)
+    logs = replicas() if replicas else replica_logs(cluster, TOPIC)
+    result = check(history, read_back(cluster.bootstrap_servers, TOPIC, partitions), logs)
+    extra = getattr(nemesis, "figures", None)
     figures = {
         **result.figures(),
-        "faults": faults,
+        "faults": sum(kinds.values()),
+        "faults_by_kind": dict(sorted(kinds.items())),
         "failovers": nemesis.failovers(),
+        **(extra() if extra else {}),
         "unanswered": unanswered,
-        "settled": settled,
+        "settled": is_settled,
         "seconds": seconds,
         "seed": seed,
     }

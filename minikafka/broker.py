@@ -703,6 +703,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             drop, add = isr_changes(part, lag_max, now)
             if not drop and not add:
                 continue
+            part.pending_isr = set(add)  # the maximal ISR (KIP-497) until the controller answers
             try:
                 await self.isr_channel.alter_partition(part.topic, part.index, part.leader_epoch,
                                                        proposed_isr(part, drop, add))
@@ -710,6 +711,8 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
                 log.info("ISR change of %s-%d refused: %s", part.topic, part.index, e.message)
             except OSError as e:  # the controller is unreachable: the next round asks again
                 log.warning("ISR change of %s-%d not sent: %s", part.topic, part.index, e)
+            finally:
+                part.pending_isr = set()
 
     # -- housekeeping ---------------------------------------------------------
     async def _housekeeping(self) -> None:

@@ -108,6 +108,11 @@ def serve_follower(leader: Partition, follower_id: int, current_leader_epoch: in
             raise KafkaError(ErrorCode.offset_out_of_range, f"Offset {fetch_offset} is below the log start offset "
                                                             f"{leader.log_start_offset}.")
         if epoch != last_fetched_epoch or end < fetch_offset:
+            # the follower holds at most ``end`` of this log: whatever the leader knew of it before
+            # (say, before it was killed and restarted) must not put it back in the ISR
+            state = leader.followers.get(follower_id)
+            if state is not None:
+                state.log_end_offset, state.last_fetch_ms = min(state.log_end_offset, end, fetch_offset), now_ms()
             return FollowerRead(b"", leader.high_watermark, leader.log_start_offset, (epoch, end))
     if fetch_offset < leader.log_start_offset:
         raise KafkaError(ErrorCode.offset_out_of_range, f"Offset {fetch_offset} is below the log start offset "

@@ -54,6 +54,10 @@ class Partition:
         self.producers = ProducerStateTable()
         self.epochs = LeaderEpochCache()
         self.followers: dict[int, FollowerState] = {}
+        # followers this leader asked the controller to add to the ISR, answer not yet back: they
+        # count for the high watermark at once (KIP-497's maximal ISR), for the controller may
+        # already have made one of them leader
+        self.pending_isr: set[int] = set()
         self.needs_truncation = True  # a follower checks divergence before its first fetch
         self.aborted: list[tuple[int, int, int]] = []  # (producer id, first offset, marker offset)
         self._waiters: list[asyncio.Future] = []
@@ -191,8 +195,8 @@ class Partition:
         if self.strict_min_isr and len(self.info.isr) < self.config["min.insync.replicas"]:
             return
         ends = [self.log_end_offset]
-        ends += [self.followers.setdefault(b,
-                                           FollowerState()).log_end_offset for b in self.info.isr if b != self.node_id]
+        ends += [self.followers.setdefault(b, FollowerState()).log_end_offset
+                 for b in set(self.info.isr) | self.pending_isr if b != self.node_id]
         self.set_high_watermark(min(ends))
 
     @property

@@ -1,0 +1,93 @@
+"""The leader's maximal ISR (KIP-497): a follower the leader asked the controller to add counts
+for the high watermark from the moment it is asked, not from the moment the answer comes back.
+
+The controller may commit the expansion and, at once, elect the newcomer leader (a preferred
+replica election); a leader that kept acknowledging acks=all writes with the old, smaller ISR
+until the AlterPartition answer arrived has acknowledged records the new leader does not hold,
+and the followers truncate them away. The process fault run (bench/faults_processes.py) lost
+1010 acknowledged records that way. No socket: a real Broker, a Partition, and an ISR channel
+that writes while the AlterPartition is in flight."""
+
+from __future__ import annotations
+
+import asyncio
+
+from minikafka import records
+from minikafka.broker import Broker
+from minikafka.clock import now_ms
+from minikafka.config import BrokerConfig, TopicConfig
+from minikafka.controller import Controller
+from minikafka.log import PartitionLog
+from minikafka.metadata import ClusterMetadata, PartitionInfo
+from minikafka.replica.partition import FollowerState, Partition
+from minikafka.replica.peers import Peers
+
+LAG_MS = 10_000
+
+
+def write(part: Partition, n: int) -> None:
+    part.append_batches([records.build_batch([records.Record(i, 1, None, b"v") for i in range(n)])])
+
+
+class SlowController:
+    """An ISR channel whose AlterPartition answer arrives after the leader wrote 5 more records
+    and follower 3 (already in the ISR) fetched them."""
+
+    def __init__(self, leader: Partition) -> None:
+        self.leader, self.high_watermark_in_flight = leader, -1
+        self.asked: list[list[int]] = []
+
+    async def alter_partition(self, topic: str, index: int, leader_epoch: int, new_isr: list[int]) -> PartitionInfo:
+        self.asked.append(new_isr)
+        write(self.leader, 5)
+        self.leader.followers[3].log_end_offset = self.leader.log_end_offset
+        self.leader.update_high_watermark()
+        self.high_watermark_in_flight = self.leader.high_watermark
+        self.leader.info.isr = new_isr  # what the controller committed (and it may elect broker 2 now)
+        return self.leader.info
+
+
+def test_a_follower_being_added_to_the_isr_holds_the_high_watermark_before_the_controller_answers():
+    metadata = ClusterMetadata(BrokerConfig({}))
+    peers = Peers({})
+    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    config = TopicConfig(BrokerConfig(), {})
+    leader = Partition("t", PartitionInfo(0, [1, 2, 3], 1, [1, 3]), PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)
+    now = 10**13
+    leader.followers = {2: FollowerState(5, now, now), 3: FollowerState(5, now, now)}  # 2 caught up: it rejoins
+    leader.update_high_watermark()
+    assert leader.high_watermark == 5
+    channel = SlowController(leader)
+    broker.isr_channel = channel
+    broker.partitions[("t", 0)] = leader
+    asyncio.run(broker.check_isr(LAG_MS))
+    assert channel.asked == [[1, 2, 3]]
+    # broker 2 has 5 records: the 5 written meanwhile are not acknowledged until it fetches them
+    assert channel.high_watermark_in_flight == 5
+    assert leader.pending_isr == set()
+    leader.followers[2].log_end_offset = 10
+    leader.update_high_watermark()
+    assert leader.high_watermark == 10
+
+
+def test_a_restarted_follower_whose_log_diverges_is_not_put_back_in_the_isr_on_what_the_leader_knew_before():
+    """KIP-903's case: the leader still holds the follower's state from before it was killed
+    (caught up, fetched a moment ago); the restarted follower's first fetch is answered with a
+    diverging epoch, and that must not leave it looking caught up."""
+    from minikafka.replica.fetcher import serve_follower
+    from minikafka.replica.isr import isr_changes
+
+    config = TopicConfig(BrokerConfig(), {})
+    info = PartitionInfo(0, [1, 2, 3], 1, [1, 3])
+    leader = Partition("t", info, PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)  # epoch 0: offsets 0-4
+    info.leader_epoch = 1
+    write(leader, 5)  # epoch 1: offsets 5-9
+    now = now_ms()
+    leader.followers = {2: FollowerState(10, now, now), 3: FollowerState(10, now, now)}  # 2 before its crash
+    # broker 2 restarted with epoch-0 records up to offset 8 that the leader never had
+    read = serve_follower(leader, 2, current_leader_epoch=1, fetch_offset=8, last_fetched_epoch=0, max_bytes=1 << 20)
+    assert read.diverging == (0, 5)
+    assert isr_changes(leader, LAG_MS, now) == ([], [])
+    assert leader.followers[2].log_end_offset == 5
