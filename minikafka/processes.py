@@ -56,11 +56,12 @@ def ask(address: tuple[str, int], request: Any, timeout: float = 2.0) -> Any:
     """One request on a new connection, its decoded answer (raises OSError when nobody answers)."""
     with socket.create_connection(address, timeout=timeout) as sock:
         sock.sendall(encode_request(request, 1, "process-cluster"))
-        size = struct.unpack(">i", _exactly(sock, 4))[0]
-        return decode_response(_exactly(sock, size), type(request).__api_key__, type(request).__version__)[1]
+        size = struct.unpack(">i", read_exactly(sock, 4))[0]
+        return decode_response(read_exactly(sock, size), type(request).__api_key__, type(request).__version__)[1]
 
 
-def _exactly(sock: socket.socket, n: int) -> bytes:
+def read_exactly(sock: socket.socket, n: int) -> bytes:
+    """``n`` bytes from a socket (a Kafka frame's size, then its body)."""
     out = b""
     while len(out) < n:
         chunk = sock.recv(n - len(out))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import loggers
 from .config import (BROKER_SETTINGS, SOURCE_CODES, TOPIC_SETTINGS, TYPE_CODES, BrokerConfig, ConfigEntry, ConfigError,
-                     Setting, describe_broker, describe_topic, render, validate_topic_configs)
+                     Setting, describe_broker, describe_topic, render)
 from .errors import ErrorCode, KafkaError
 from .metadata import ClusterMetadata
 from .share import configs as group_configs
@@ -122,14 +122,7 @@ class ResourceConfigs:
         """Replace a resource's overrides with ``new_overrides`` after checking them."""
         try:
             if resource_type == TOPIC:
-                topic = self.metadata.topics.get(name)
-                if topic is None:
-                    raise KafkaError(ErrorCode.unknown_topic_or_partition, f"Topic {name!r} does not exist.")
-                parsed = validate_topic_configs(new_overrides)
-                if not validate_only:
-                    topic.overrides.clear()
-                    topic.overrides.update(parsed)
-                    self.metadata.topic_changed(topic)
+                self.metadata.replace_topic_overrides(name, new_overrides, validate_only)
             elif resource_type == GROUP:
                 parsed = group_configs.validate(new_overrides, self.config)
                 if not validate_only:

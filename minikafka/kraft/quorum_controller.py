@@ -34,7 +34,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from ..config import TOPIC_SETTINGS, BrokerConfig, ConfigError, render, validate_topic_configs
+from ..config import TOPIC_SETTINGS, BrokerConfig, ConfigError, render
 from ..controller import NO_LEADER, Controller
 from ..errors import ErrorCode, KafkaError
 from ..metadata import PRODUCER_ID_BLOCK, ClusterMetadata, PartitionInfo, TopicInfo
@@ -335,11 +335,7 @@ class QuorumController:
                 config = self.metadata.topic_config(name)
                 for op, setting, value in changes:
                     merge(current, op, setting, value, render(config[setting]) if setting in TOPIC_SETTINGS else "")
-                parsed = validate_topic_configs(current)
-                if not validate_only:
-                    topic.overrides.clear()
-                    topic.overrides.update(parsed)
-                    self.metadata.topic_changed(topic)
+                self.metadata.replace_topic_overrides(name, current, validate_only)
             elif resource_type == BROKER:
                 current = self.metadata.broker_configs.strings(name)
                 for op, setting, value in changes:
