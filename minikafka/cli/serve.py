@@ -71,9 +71,9 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
         except TimeoutError as e:
             print(f"Error: the processes did not come up: {e}. Their output is in {data_dir}/*.out.", file=sys.stderr)
             return 1
-        print(f"minikafka: {args.brokers} broker process(es) (id {', '.join(map(str, cluster.broker_ids))}) on "
-              f"{cluster.bootstrap_servers}; {args.controllers} controller process(es) {cluster.controllers} "
-              f"(data in {data_dir}). Ctrl-C or SIGTERM stops it cleanly.", flush=True)
+        print(f"minikafka: {args.brokers} broker process(es) (id {', '.join(map(str, cluster.broker_ids))}) "
+              f"listening on {cluster.bootstrap_servers}; {args.controllers} controller process(es) "
+              f"{cluster.controllers} (data in {data_dir}). Ctrl-C or SIGTERM stops it cleanly.", flush=True)
         told: set[int] = set()
         while not asked:
             time.sleep(0.5)

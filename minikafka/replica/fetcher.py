@@ -251,7 +251,10 @@ class ReplicaFetcher:
                 await asyncio.sleep(self.config["replica.fetch.backoff.ms"] / 1000)
                 continue
             failed = False
-            for (part, _), answer in zip(asks, answers):
+            for (part, ask), answer in zip(asks, answers):
+                if part.is_leader or part.info.leader != leader_id or part.leader_epoch != ask.current_leader_epoch:
+                    continue  # the partition changed hands while the fetch was out: its answer is stale (Kafka
+                    # drops it too); applied to a replica that now leads, it would cut the leader's own log
                 try:
                     failed |= not self.apply(part, answer)
                 except Exception:  # one partition's failure must not stop every other's replication

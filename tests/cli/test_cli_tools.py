@@ -208,9 +208,11 @@ def test_serve_takes_every_name_kafka_knows_and_warns_on_one_it_does_not(tmp_pat
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         notice, line = proc.stdout.readline(), proc.stdout.readline()
-        for name in ("replica.socket.timeout.ms", "log.cleaner.enable", "offsets.commit.timeout.ms",
-                     "replica.fetch.max.bytes", "controller.quorum.election.timeout.ms"):
+        for name in ("log.cleaner.enable", "offsets.commit.timeout.ms", "controller.quorum.election.timeout.ms",
+                     "process.roles"):
             assert name in notice, notice
+        for name in ("replica.socket.timeout.ms", "replica.fetch.max.bytes"):  # the replica fetcher's own settings
+            assert name not in notice, notice
         assert f"listening on 127.0.0.1:{port}" in line, line + proc.stderr.read()
         warning = proc.stderr.readline()
         assert "offsets.topic.min.isr (did you mean" in warning and warning.count("did you mean") == 1, warning
