@@ -189,11 +189,7 @@ class ProcessCluster:
         out = self._outputs.get(node_id)
         if out is None:
             out = self._outputs[node_id] = open(self.data_dir / f"{self.name(node_id)}.out", "ab")  # noqa: SIM115
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-        self.procs[node_id] = subprocess.Popen(self.command(node_id), stdout=out, stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=True)  # a Ctrl-C at the terminal stops it via stop()
+        self.procs[node_id] = _launch(self.command(node_id), out)
         self._record()
 
     def _record(self) -> None:
@@ -201,10 +197,8 @@ class ProcessCluster:
         process (a notebook's kernel: ``RunningProcesses``) can stop and start the nodes this one started."""
         nodes = {str(n): {"name": self.name(n), "role": "broker" if n in self.broker_ids else "controller",
                           "pid": proc.pid, "command": self.command(n)} for n, proc in self.procs.items()}
-        state = {"bootstrap_servers": self.bootstrap_servers, "controllers": self.controllers, "nodes": nodes}
-        tmp = self.data_dir / "cluster.json.tmp"
-        tmp.write_text(json.dumps(state, indent=1))
-        os.replace(tmp, self.data_dir / STATE_FILE)
+        _write_state(self.data_dir, {"bootstrap_servers": self.bootstrap_servers, "controllers": self.controllers,
+                                     "nodes": nodes})
 
     def stop(self, timeout: float = 40) -> None:
         """Brokers first (controlled shutdown), then controllers; SIGKILL for one that will not stop.
@@ -333,6 +327,22 @@ class ProcessCluster:
 STATE_FILE = "cluster.json"
 
 
+def _launch(command: list[str], out: IO[bytes]) -> subprocess.Popen:
+    """One node's process, its output into ``out``, this checkout's minikafka on its path, in a session
+    of its own (a Ctrl-C at the terminal reaches the cluster's stop(), which stops it under control)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def _write_state(data_dir: Path, state: dict[str, Any]) -> None:
+    """``cluster.json``, replaced whole (a reader never sees half of it)."""
+    tmp = data_dir / "cluster.json.tmp"
+    tmp.write_text(json.dumps(state, indent=1))
+    os.replace(tmp, data_dir / STATE_FILE)
+
+
 def _alive_pid(pid: int) -> bool:
     """A process with this pid runs (a zombie, dead but not yet reaped by its parent, does not)."""
     try:
@@ -408,14 +418,8 @@ class RunningProcesses:
         node = self._node(node_id)
         if self.alive(node_id):
             return
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         with open(self.data_dir / f"{node['name']}.out", "ab") as out:
-            proc = subprocess.Popen(node["command"], stdout=out, stderr=subprocess.STDOUT, env=env,
-                                    start_new_session=True)
+            proc = _launch(node["command"], out)
         self.state["nodes"][str(node_id)]["pid"] = proc.pid
-        tmp = self.data_dir / "cluster.json.tmp"
-        tmp.write_text(json.dumps(self.state, indent=1))
-        os.replace(tmp, self.data_dir / STATE_FILE)
+        _write_state(self.data_dir, self.state)
 

@@ -102,18 +102,28 @@ class MetadataObserver:
             if wait_ms:
                 await asyncio.sleep(wait_ms / 1000)
 
+    async def _ask(self, node: int, request: FetchRequest | FetchSnapshotRequest, key: int
+                   ) -> FetchResponse | FetchSnapshotResponse | None:
+        """One Raft request to controller ``node`` on the metadata channel; None (and the controller
+        forgotten, to be looked for again) when it cannot be reached or answers what cannot be read."""
+        try:
+            body = await self.quorum.channel(node, "fetch").call(wire.to_wire(request, self.cluster_id))
+            answer = wire.read_answer(key, body)
+        except (OSError, TimeoutError, asyncio.IncompleteReadError, wire.BadAnswer) as e:
+            log.debug("broker %d: metadata %s to %d failed: %s", self.node_id, type(request).__name__, node, e)
+            self.quorum.forget(node)
+            return None
+        assert isinstance(answer, FetchResponse | FetchSnapshotResponse)
+        return answer
+
     async def fetch_once(self) -> int:
         """One Fetch (and FetchSnapshot if told); how long to wait before the next, in ms."""
         quorum = self.quorum
         node = quorum.active if quorum.active is not None else await quorum.find_active(
             time.monotonic() + quorum.request_timeout_ms / 1000)
         request = FetchRequest(self.node_id, quorum.leader_epoch, self.log.end_offset, self.log.last_epoch)
-        try:
-            body = await quorum.channel(node, "fetch").call(wire.to_wire(request, self.cluster_id))
-            response = wire.read_answer(wire.FETCH, body)
-        except (OSError, TimeoutError, asyncio.IncompleteReadError, wire.BadAnswer) as e:
-            log.debug("broker %d: metadata Fetch to %d failed: %s", self.node_id, node, e)
-            quorum.forget(node)
+        response = await self._ask(node, request, wire.FETCH)
+        if response is None:
             return quorum.retry_backoff_ms
         assert isinstance(response, FetchResponse)
         if response.error != ErrorCode.none:
@@ -122,11 +132,8 @@ class MetadataObserver:
         if response.snapshot_end_offset >= 0:
             snap = FetchSnapshotRequest(self.node_id, quorum.leader_epoch, response.snapshot_end_offset,
                                         response.snapshot_epoch)
-            try:
-                answer = wire.read_answer(wire.FETCH_SNAPSHOT,
-                                          await quorum.channel(node, "fetch").call(wire.to_wire(snap, self.cluster_id)))
-            except (OSError, TimeoutError, asyncio.IncompleteReadError, wire.BadAnswer):
-                quorum.forget(node)
+            answer = await self._ask(node, snap, wire.FETCH_SNAPSHOT)
+            if answer is None:
                 return quorum.retry_backoff_ms
             assert isinstance(answer, FetchSnapshotResponse)
             if answer.error != ErrorCode.none:
