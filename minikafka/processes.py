@@ -38,6 +38,7 @@ from typing import IO, Any
 from .protocol.channel import decode_response, encode_request
 from .netfault import Network
 from .protocol import codec
+from .security import settings as security_settings
 
 CLIENT = "client"
 
@@ -97,6 +98,7 @@ class ProcessCluster:
         self.broker_ids = tuple(range(1, brokers + 1))
         self.controller_ids = tuple(range(brokers + 1, brokers + controllers + 1))
         self.host, self.links, self.cluster_id = host, links, cluster_id
+        security_settings.refuse_on_processes(config or {})
         self.config = {k: str(v) for k, v in (config or {}).items()}
         self.config.setdefault("broker.heartbeat.interval.ms", str(heartbeat_interval_ms))
         self.controller_options, self.log_level = tuple(controller_options), log_level

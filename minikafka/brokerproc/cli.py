@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..cli.common import parse_pairs
 from ..config import ConfigError
+from ..security import settings as security_settings
 from ..kraft.config import BadVoters, parse_voters
 from .process import HEARTBEAT_INTERVAL_MS, BrokerProcess, BrokerSettings
 
@@ -44,6 +45,7 @@ def settings_from(args: argparse.Namespace) -> BrokerSettings:
     if not colon or not port.isdigit():
         raise ValueError(f"--listen must be host:port, not {args.listen!r}")
     config = parse_pairs(args.config, "--config")
+    security_settings.refuse_on_processes(config)
     heartbeat = int(config.pop("broker.heartbeat.interval.ms", HEARTBEAT_INTERVAL_MS))
     advertised = None
     if args.advertise:

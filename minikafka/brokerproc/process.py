@@ -41,6 +41,7 @@ from ..kraft.brokers import BrokerRegistry
 from ..kraft.image import MetadataDelta, MetadataImage
 from ..metadata import ClusterMetadata, TopicInfo
 from ..protocol import codec
+from ..protocol.apis import BY_KEY
 from ..replica.peers import Peers, ReplicaHost
 from ..replica.sources import NetworkSource
 from ..server import Listener
@@ -176,8 +177,11 @@ class BrokerProcess:
     async def handle_frame(self, frame: bytes, client_host: str, connection_id: int, *session: Any) -> bytes | None:
         """The dispatcher's answer, or the active controller's for a request that changes metadata."""
         api_key, version, _ = codec.peek_api(frame)
-        if api_key not in FORWARDED:
+        api = BY_KEY.get(api_key)
+        if api_key not in FORWARDED or api is None or not api.supports(version):
             return await self.dispatcher.handle_frame(frame, client_host, connection_id, *session)
+        codec.decode_request(frame, api_key, version)  # a malformed frame closes this connection, here, as
+        # any other request's would: the controller never sees it (nor is asked again and again for 15 s)
         # Never answered here: a change made on this broker's copy of the metadata alone would leave
         # the brokers disagreeing. No active controller: REQUEST_TIMED_OUT, as a Kafka broker's
         # forwarding answers; an API the quorum does not keep yet: INVALID_REQUEST, and a log line.

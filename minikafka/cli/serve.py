@@ -57,8 +57,12 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
     count = args.brokers + args.controllers
     ports = list(range(first, first + count)) if first else None
     data_dir = Path(args.data_dir or ".minikafka-data")
-    cluster = ProcessCluster(args.brokers, args.controllers, data_dir, ports=ports, config=settings,
-                             log_level=args.log_level)
+    try:
+        cluster = ProcessCluster(args.brokers, args.controllers, data_dir, ports=ports, config=settings,
+                                 log_level=args.log_level)
+    except ValueError as e:
+        print(f"Error: {e}.", file=sys.stderr)
+        return 2
     asked: list[str] = []
 
     def stop_on(signum: int, _frame: object) -> None:
@@ -68,7 +72,7 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
     try:
         try:
             cluster.start()
-        except TimeoutError as e:
+        except (TimeoutError, RuntimeError) as e:  # too slow, or a node that exited (a setting it refused)
             print(f"Error: the processes did not come up: {e}. Their output is in {data_dir}/*.out.", file=sys.stderr)
             return 1
         print(f"minikafka: {args.brokers} broker process(es) (id {', '.join(map(str, cluster.broker_ids))}) "

@@ -268,3 +268,15 @@ def _super_users(text: str) -> frozenset[str]:
         if not kind or not name:
             raise ConfigError(f"super.users: {user!r} is not a principal; write User:admin;User:ops")
     return frozenset(users)
+
+
+def refuse_on_processes(config: Mapping[str, Any]) -> None:
+    """Broker processes (``serve --controllers``) listen on one PLAINTEXT listener with no ACLs: their
+    forwarding and replication carry no principal yet. A security setting given to them is refused
+    with a sentence rather than ignored."""
+    named = sorted(n for n in config if n in _OWN or n.startswith(_PREFIXES))
+    if named:
+        raise ValueError(f"{', '.join(named)}: broker processes (serve --controllers) take no security settings "
+                         "yet (one PLAINTEXT listener, no SASL, TLS or ACLs); leave them out, or run `minikafka "
+                         "serve` without --controllers for a secured cluster")
+

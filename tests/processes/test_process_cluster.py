@@ -268,3 +268,31 @@ cluster.start_broker(2)
         restarted = json.loads((tmp_path / "cluster.json").read_text())["nodes"]["2"]["pid"]
         assert restarted != pc.procs[2].pid
     assert not _alive_pid(restarted)  # the cluster's stop() stopped the broker another process started
+
+
+def test_serve_with_controllers_refuses_security_settings_with_a_sentence(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "minikafka", "serve", "--brokers", "1", "--controllers", "1",
+                           "--data-dir", str(tmp_path), "--config", "authorizer.class.name=StandardAuthorizer"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "authorizer.class.name: broker processes (serve --controllers) take no security settings" in done.stderr
+
+
+def test_a_malformed_admin_frame_is_refused_at_the_broker_and_never_forwarded(single):
+    """A CreateTopics frame whose topic count is 2^30 with nothing behind it: the broker closes that
+    connection at once, as for any malformed request, answers the next client, and the controller
+    logs nothing about it (it never saw it)."""
+    import socket
+    import struct
+
+    host, port = single.bootstrap_servers.split(",")[0].rsplit(":", 1)
+    header = struct.pack(">hhih", 19, 7, 1, 4) + b"evil" + b"\0"  # CreateTopics v7 (flexible), client "evil"
+    frame = header + bytes([0x80, 0x80, 0x80, 0x80, 0x04])  # compact array length 2^30, no topics behind it
+    started = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(struct.pack(">i", len(frame)) + frame)
+        assert sock.recv(4) == b""  # closed, no answer
+    assert time.monotonic() - started < 5
+    admin = AdminClient({"bootstrap.servers": single.bootstrap_servers})
+    assert admin.list_topics(timeout=20).brokers  # the broker answers the next client
+    assert "evil" not in single.output(single.controller_ids[0])
