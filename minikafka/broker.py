@@ -317,6 +317,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
     def _became_leader(self, part: Partition) -> None:
         part.epochs.assign(part.leader_epoch, part.log_end_offset)
         part.followers = {b: FollowerState(0) for b in part.info.isr if b != self.node_id}
+        part.pending_isr = set()  # the controller's ISR for this epoch is the truth; an older request is settled
         self.groups.on_become_leader(part)
         self.transactions.on_become_leader(part)
 
@@ -703,16 +704,26 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             drop, add = isr_changes(part, lag_max, now)
             if not drop and not add:
                 continue
-            part.pending_isr = set(add)  # the maximal ISR (KIP-497) until the controller answers
+            # the maximal ISR (KIP-497): the followers asked for count from now until the answer, or
+            # until the metadata log shows what became of a request whose answer was lost
+            if not part.pending_isr:
+                part.pending_isr_epoch = part.info.partition_epoch
+            part.pending_isr |= set(add)
             try:
                 await self.isr_channel.alter_partition(part.topic, part.index, part.leader_epoch,
                                                        proposed_isr(part, drop, add))
-            except KafkaError as e:  # fenced: a newer leader took over; the news arrives by on_partition_change
+            except KafkaError as e:
+                if e.code in (ErrorCode.ineligible_replica, ErrorCode.invalid_request):
+                    # judged against the partition as this leader knows it: nothing was committed
+                    part.pending_isr = set()
+                # else (fenced, a stale partition epoch, no controller): a newer state is committed or
+                # on its way; it arrives by on_partition_change and ends the pending request
                 log.info("ISR change of %s-%d refused: %s", part.topic, part.index, e.message)
-            except OSError as e:  # the controller is unreachable: the next round asks again
-                log.warning("ISR change of %s-%d not sent: %s", part.topic, part.index, e)
-            finally:
-                part.pending_isr = set()
+            except OSError as e:  # maybe committed, maybe not: the metadata log will tell
+                log.warning("ISR change of %s-%d not answered: %s", part.topic, part.index, e)
+            else:
+                part.pending_isr = set()  # the answer is the committed ISR, applied to part.info
+            part.update_high_watermark()
 
     # -- housekeeping ---------------------------------------------------------
     async def _housekeeping(self) -> None:

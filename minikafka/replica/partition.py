@@ -56,8 +56,11 @@ class Partition:
         self.followers: dict[int, FollowerState] = {}
         # followers this leader asked the controller to add to the ISR, answer not yet back: they
         # count for the high watermark at once (KIP-497's maximal ISR), for the controller may
-        # already have made one of them leader
+        # already have made one of them leader. A request whose answer was lost (the controller
+        # died, the link broke) may have been committed: its followers keep counting until the
+        # metadata shows the partition past the epoch the request was made against.
         self.pending_isr: set[int] = set()
+        self.pending_isr_epoch = -1  # the partition epoch the pending request was made against
         self.needs_truncation = True  # a follower checks divergence before its first fetch
         self.aborted: list[tuple[int, int, int]] = []  # (producer id, first offset, marker offset)
         self._waiters: list[asyncio.Future] = []
@@ -192,6 +195,8 @@ class Partition:
         replica that left the ISR meanwhile still holds all that consumers saw, and may lead."""
         if not self.is_leader:
             return
+        if self.pending_isr and self.info.partition_epoch > self.pending_isr_epoch:
+            self.pending_isr = set()  # the committed state says what became of the request
         if self.strict_min_isr and len(self.info.isr) < self.config["min.insync.replicas"]:
             return
         ends = [self.log_end_offset]

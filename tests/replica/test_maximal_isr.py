@@ -91,3 +91,71 @@ def test_a_restarted_follower_whose_log_diverges_is_not_put_back_in_the_isr_on_w
     assert read.diverging == (0, 5)
     assert isr_changes(leader, LAG_MS, now) == ([], [])
     assert leader.followers[2].log_end_offset == 5
+
+
+class LostAnswer:
+    """An ISR channel whose controller commits the expansion and then dies (or the link breaks)
+    before the answer reaches the leader, whose metadata has not caught up yet."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[int]] = []
+
+    async def alter_partition(self, topic: str, index: int, leader_epoch: int, new_isr: list[int]) -> PartitionInfo:
+        self.asked.append(new_isr)
+        raise OSError("the active controller closed the connection")
+
+
+def test_a_follower_whose_isr_request_lost_its_answer_counts_until_the_metadata_says_what_was_committed():
+    metadata = ClusterMetadata(BrokerConfig({}))
+    peers = Peers({})
+    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    config = TopicConfig(BrokerConfig(), {})
+    info = PartitionInfo(0, [1, 2, 3], 1, [1, 3], partition_epoch=4)
+    leader = Partition("t", info, PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)
+    now = 10**13
+    leader.followers = {2: FollowerState(5, now, now), 3: FollowerState(5, now, now)}
+    broker.isr_channel = channel = LostAnswer()
+    broker.partitions[("t", 0)] = leader
+    asyncio.run(broker.check_isr(LAG_MS))
+    assert channel.asked == [[1, 2, 3]]
+    # the controller may have put broker 2 in the ISR (and may elect it): writes broker 3 alone
+    # copied are not acknowledged
+    write(leader, 5)
+    leader.followers[3].log_end_offset = 10
+    leader.update_high_watermark()
+    assert leader.high_watermark == 5
+    # the metadata log brings the committed state (partition epoch 5, broker 2 in the ISR)
+    info.isr, info.partition_epoch = [1, 2, 3], 5
+    leader.update_high_watermark()
+    assert leader.pending_isr == set() and leader.high_watermark == 5
+    leader.followers[2].log_end_offset = 10
+    leader.update_high_watermark()
+    assert leader.high_watermark == 10
+
+
+def test_a_refused_expansion_stops_counting_the_follower_and_the_high_watermark_moves_on():
+    from minikafka.errors import ErrorCode, KafkaError
+
+    class Refuses:
+        async def alter_partition(self, topic: str, index: int, leader_epoch: int,
+                                  new_isr: list[int]) -> PartitionInfo:
+            raise KafkaError(ErrorCode.ineligible_replica, "Broker(s) [2] are fenced or not registered.")
+
+    metadata = ClusterMetadata(BrokerConfig({}))
+    peers = Peers({})
+    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    config = TopicConfig(BrokerConfig(), {})
+    leader = Partition("t", PartitionInfo(0, [1, 2, 3], 1, [1, 3], partition_epoch=4),
+                       PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)
+    now = 10**13
+    leader.followers = {2: FollowerState(5, now, now), 3: FollowerState(5, now, now)}
+    broker.isr_channel = Refuses()
+    broker.partitions[("t", 0)] = leader
+    asyncio.run(broker.check_isr(LAG_MS))
+    assert leader.pending_isr == set()
+    write(leader, 5)
+    leader.followers[3].log_end_offset = 10
+    leader.update_high_watermark()
+    assert leader.high_watermark == 10
