@@ -6,8 +6,9 @@ relies on is declared here and nowhere else:
 - ``Cluster``: brokers inside the calling process (the embedded cluster, the labs' clusters);
 - ``ProcessCluster``: KRaft controllers and brokers each in its own process (kill, pause, restart,
   and with ``links=True`` a fault proxy on every link), for the KRaft lesson; ``RunningProcesses``:
-  the nodes of one that another process started (``serve --controllers``), stopped and started
-  from the notebook as docker compose does for the compose cluster;
+  the nodes of one that another process started (``serve --controllers``), stopped, paused and started
+  from the notebook as docker compose does for the compose cluster, and with ``--links`` the links
+  between them cut, delayed and healed (``partition``, ``delay``, ``drop``, ``reset``, ``heal``);
 - ``main``: the ``minikafka`` command line, which ``course.shell()`` runs in the process;
 - ``fail`` and ``parse_pairs``: the command-line tools' error exit and ``key=value`` parsing;
 - ``ConfigError``, ``ErrorCode`` and ``explain``: a refused setting, Kafka's error codes and their sentences;
@@ -33,7 +34,8 @@ from .errors import ErrorCode, explain
 if TYPE_CHECKING:
     from .cli.main import main
     from .cluster import Cluster
-    from .processes import ProcessCluster, RunningProcesses
+    from .processes import ProcessCluster
+    from .running import RunningProcesses
     from .log.segment import scan_batches
     from .protocol import codec
     from .records import COMPRESSION_NAMES, BatchHeader, Record, build_batch, split_batches
@@ -46,7 +48,7 @@ __all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorC
 _ON_FIRST_USE: dict[str, tuple[str, str | None]] = {
     "Cluster": ("minikafka.cluster", "Cluster"),
     "ProcessCluster": ("minikafka.processes", "ProcessCluster"),
-    "RunningProcesses": ("minikafka.processes", "RunningProcesses"),
+    "RunningProcesses": ("minikafka.running", "RunningProcesses"),
     "main": ("minikafka.cli.main", "main"),
     "codec": ("minikafka.protocol.codec", None),
     "scan_batches": ("minikafka.log.segment", "scan_batches"),

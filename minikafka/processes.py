@@ -6,6 +6,7 @@
         pc.kill(1); pc.restart(1)     # SIGKILL, then the same command again (same log dir)
         pc.pause(5); pc.resume(5)     # SIGSTOP / SIGCONT: alive, but silent
         pc.network.partition("b1", "c5")  # with links=True: cut the link between two nodes
+        pc.serve_control()            # with links=True: "127.0.0.1:PORT" for ``minikafka link``
 
 Brokers have node ids 1..B, controllers B+1..B+C (Kafka's rule: one id space for both
 roles). Every process writes its output to ``<data_dir>/<name>.out`` and keeps its data in
@@ -15,7 +16,8 @@ under control while a controller is there to agree), then the controllers.
 With ``links=True`` every connection between nodes goes through a ``minikafka.netfault``
 proxy: controller to controller, broker to controller, and client to broker (each broker
 advertises its client link's address), so a link can be cut, delayed or reset from Python
-(``network``) as ``bench/faults.py`` does for the embedded cluster.
+(``network``) as ``bench/faults.py`` does for the embedded cluster. Another process acts on the
+nodes and links through ``cluster.json`` (``minikafka.running.RunningProcesses``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,24 @@ def read_exactly(sock: socket.socket, n: int) -> bytes:
             raise ConnectionError("the connection closed")
         out += chunk
     return out
+
+
+def describe_quorum(address: tuple[str, int]) -> Any:
+    """DescribeQuorum's partition answer from the controller listening on ``address``."""
+    module = codec.request_module(55, 2)
+    partition = codec.entity(module, "PartitionData", partition_index=0)
+    topic = codec.entity(module, "TopicData", topic_name="__cluster_metadata", partitions=(partition,))
+    answer = ask(address, codec.make(codec.request_class(55, 2), topics=(topic,)))
+    return answer.topics[0].partitions[0]
+
+
+def active_controller(controllers: Mapping[int, tuple[str, int]]) -> int | None:
+    """Of these controllers (node id -> address), the one that answers DescribeQuorum as the leader."""
+    for node_id, address in controllers.items():
+        with contextlib.suppress(OSError):
+            if describe_quorum(address).error_code == 0:
+                return node_id
+    return None
 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float) -> Any:
@@ -198,14 +218,25 @@ class ProcessCluster:
         """``cluster.json`` in the data directory: each node's role, pid and command, so that another
         process (a notebook's kernel: ``RunningProcesses``) can stop and start the nodes this one started."""
         nodes = {str(n): {"name": self.name(n), "role": "broker" if n in self.broker_ids else "controller",
-                          "pid": proc.pid, "command": self.command(n)} for n, proc in self.procs.items()}
+                          "pid": proc.pid, "listen": f"{self.host}:{self.ports[n]}", "command": self.command(n)}
+                 for n, proc in self.procs.items()}
+        control = self.network.control_port if self.network is not None else None
         _write_state(self.data_dir, {"bootstrap_servers": self.bootstrap_servers, "controllers": self.controllers,
-                                     "nodes": nodes})
+                                     "control": f"{self.host}:{control}" if control else None, "nodes": nodes})
+
+    def serve_control(self, port: int = 0) -> str:
+        """Open the links' control port (``minikafka link``'s line commands) and record it in
+        ``cluster.json``, so that ``minikafka link --data-dir`` and ``RunningProcesses`` find it; its address."""
+        if self.network is None:
+            raise ValueError("a control port needs a started cluster with links=True")
+        self.network.serve_control(port)
+        self._record()
+        return f"{self.host}:{self.network.control_port}"
 
     def stop(self, timeout: float = 40) -> None:
         """Brokers first (controlled shutdown), then controllers; SIGKILL for one that will not stop.
-        A node another process restarted meanwhile (``RunningProcesses``) is stopped by its recorded pid."""
-        restarted = RunningProcesses(self.data_dir).pids() if (self.data_dir / STATE_FILE).exists() else {}
+        A node another process restarted meanwhile (``minikafka.running``) is stopped by its recorded pid."""
+        restarted = recorded_pids(self.data_dir)
         for node_id, pid in restarted.items():
             if node_id in self.procs and pid != self.procs[node_id].pid:
                 _stop_pid(pid, timeout)
@@ -274,22 +305,11 @@ class ProcessCluster:
 
     def describe_quorum(self, controller: int) -> Any:
         """DescribeQuorum's partition answer from one controller (straight, not through the links)."""
-        module = codec.request_module(55, 2)
-        partition = codec.entity(module, "PartitionData", partition_index=0)
-        topic = codec.entity(module, "TopicData", topic_name="__cluster_metadata", partitions=(partition,))
-        answer = ask(self._direct(controller), codec.make(codec.request_class(55, 2), topics=(topic,)))
-        return answer.topics[0].partitions[0]
+        return describe_quorum(self._direct(controller))
 
     def active_controller(self) -> int | None:
         """The controller that answers DescribeQuorum as leader, if one does."""
-        for node_id in self.controller_ids:
-            if not self.alive(node_id):
-                continue
-            with contextlib.suppress(OSError):
-                part = self.describe_quorum(node_id)
-                if part.error_code == 0:
-                    return node_id
-        return None
+        return active_controller({n: self._direct(n) for n in self.controller_ids if self.alive(n)})
 
     def live_brokers(self, via: int) -> set[int]:
         """The brokers broker ``via`` lists in its Metadata answer (the unfenced ones it knows)."""
@@ -345,6 +365,14 @@ def _write_state(data_dir: Path, state: dict[str, Any]) -> None:
     os.replace(tmp, data_dir / STATE_FILE)
 
 
+def recorded_pids(data_dir: Path) -> dict[int, int]:
+    """Node id -> pid, as ``cluster.json`` has them (none when there is no such file)."""
+    path = data_dir / STATE_FILE
+    if not path.exists():
+        return {}
+    return {int(n): int(node["pid"]) for n, node in json.loads(path.read_text())["nodes"].items()}
+
+
 def _alive_pid(pid: int) -> bool:
     """A process with this pid runs (a zombie, dead but not yet reaped by its parent, does not)."""
     try:
@@ -367,61 +395,3 @@ def _stop_pid(pid: int, timeout: float) -> None:
     if _alive_pid(pid):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-
-
-class RunningProcesses:
-    """The nodes of a process cluster that another process started (``minikafka serve --controllers``,
-    a ``ProcessCluster``), found through the ``cluster.json`` it keeps in its data directory: stop,
-    crash, pause and start them again from here, as ``docker compose`` does for the compose cluster."""
-
-    def __init__(self, data_dir: str | Path):
-        self.data_dir = Path(data_dir)
-        path = self.data_dir / STATE_FILE
-        if not path.exists():
-            raise FileNotFoundError(f"{path} does not exist: is a process cluster (minikafka serve --controllers) "
-                                    f"running with its data in {self.data_dir}?")
-        self.state = json.loads(path.read_text())
-
-    @property
-    def bootstrap_servers(self) -> str:
-        return str(self.state["bootstrap_servers"])
-
-    def pids(self) -> dict[int, int]:
-        return {int(n): int(node["pid"]) for n, node in self.state["nodes"].items()}
-
-    def _node(self, node_id: int) -> dict[str, Any]:
-        node = self.state["nodes"].get(str(node_id))
-        if node is None:
-            raise ValueError(f"the process cluster in {self.data_dir} has no node {node_id}: "
-                             f"{sorted(self.pids())}")
-        return dict(node)
-
-    def alive(self, node_id: int) -> bool:
-        return _alive_pid(int(self._node(node_id)["pid"]))
-
-    def kill(self, node_id: int) -> None:
-        """SIGKILL: no controlled shutdown, no flush."""
-        with contextlib.suppress(OSError):
-            os.kill(int(self._node(node_id)["pid"]), signal.SIGKILL)
-        wait_for(f"node {node_id} to die", lambda: not self.alive(node_id), 10)
-
-    def terminate(self, node_id: int, timeout: float = 40) -> None:
-        """SIGTERM: a broker shuts down under control, a leading controller hands over."""
-        _stop_pid(int(self._node(node_id)["pid"]), timeout)
-
-    def pause(self, node_id: int) -> None:
-        os.kill(int(self._node(node_id)["pid"]), signal.SIGSTOP)
-
-    def resume(self, node_id: int) -> None:
-        os.kill(int(self._node(node_id)["pid"]), signal.SIGCONT)
-
-    def start_node(self, node_id: int) -> None:
-        """Start a stopped node again with its recorded command (same ports, same data)."""
-        node = self._node(node_id)
-        if self.alive(node_id):
-            return
-        with open(self.data_dir / f"{node['name']}.out", "ab") as out:
-            proc = _launch(node["command"], out)
-        self.state["nodes"][str(node_id)]["pid"] = proc.pid
-        _write_state(self.data_dir, self.state)
-

@@ -4,10 +4,12 @@
     minikafka link --control 127.0.0.1:19999 partition b1 b2
     minikafka link --control 127.0.0.1:19999 delay client b1 200 20
     minikafka link --control 127.0.0.1:19999 heal
+    minikafka link --data-dir .minikafka-data partition client b1    # serve --controllers N --links
 
 ``serve`` prints one JSON line (``control`` port and ``routes``: for each node, the
 address to use for each peer) and runs until interrupted. Any other words are one
-command of the control protocol (see :mod:`minikafka.netfault`), sent to ``--control``.
+command of the control protocol (see :mod:`minikafka.netfault`), sent to ``--control``,
+or to the control port a process cluster started with ``--links`` recorded in ``--data-dir``.
 """
 
 from __future__ import annotations
@@ -54,15 +56,38 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
         return _serve(argv[1:])
     parser = argparse.ArgumentParser(prog="minikafka link", description=__doc__.split("\n\n")[0], epilog=USAGE)
-    parser.add_argument("--control", required=True, metavar="HOST:PORT", help="the control port of a running network")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--control", metavar="HOST:PORT", help="the control port of a running network")
+    where.add_argument("--data-dir", metavar="DIR",
+                       help="the data directory of a process cluster started with --links (its cluster.json names "
+                            "the control port)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="one control command")
     args = parser.parse_args(argv)
     if not args.command:
         parser.error("give a command: " + USAGE)
+    control = args.control or _recorded_control(args.data_dir)
+    if control is None:
+        return 2
     try:
-        answer = send(args.control, " ".join(args.command))
+        answer = send(control, " ".join(args.command))
     except OSError as e:
-        print(f"minikafka link: cannot reach the control port {args.control}: {e}", file=sys.stderr)
+        still = " Is the cluster still running?" if args.data_dir else ""
+        print(f"minikafka link: cannot reach the control port {control} ({e}).{still}", file=sys.stderr)
         return 1
     print(answer)
     return 0 if answer.startswith("ok") else 1
+
+
+def _recorded_control(data_dir: str) -> str | None:
+    """The control port ``serve --controllers N --links`` recorded, or None after saying why there is none."""
+    from ..running import RunningProcesses  # the wire codec it brings is not needed with --control
+
+    try:
+        control = RunningProcesses(data_dir).control
+    except FileNotFoundError as e:
+        print(f"minikafka link: {e}", file=sys.stderr)
+        return None
+    if control is None:
+        print(f"minikafka link: the process cluster in {data_dir} runs without links; start it with "
+              "minikafka serve --controllers N --links to cut, delay or drop its traffic.", file=sys.stderr)
+    return control

@@ -1,6 +1,6 @@
 """The ``minikafka`` command: the broker's own tools, plus any registered client tools.
 
-``serve``, ``dump-log``, ``controller``, ``broker`` and ``link`` belong to the broker. Other packages add
+``serve``, ``dump-log``, ``controller``, ``broker``, ``link`` and ``node`` belong to the broker. Other packages add
 subcommands through the ``minikafka.commands`` entry-point group (name -> ``module:main``); the course
 package registers its Kafka-shaped client tools there (``topics``, ``console-producer``,
 ``console-consumer``, ``consumer-groups``, ``fakeusers``). The broker package never
@@ -21,6 +21,7 @@ BUILT_IN = {
     "controller": ("minikafka.kraft.cli:main", "run one KRaft controller of a quorum, as its own process (KIP-595)"),
     "broker": ("minikafka.brokerproc.cli:main", "run one broker as its own process, beside a controller quorum"),
     "link": ("minikafka.cli.link:main", "run fault proxies between nodes, or cut, delay and heal their links"),
+    "node": ("minikafka.cli.node:main", "kill, stop, pause, resume or start one process of a running process cluster"),
 }
 
 

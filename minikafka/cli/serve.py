@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--controllers", type=int, metavar="N",
                    help="run a KRaft controller quorum of N processes and each broker as its own process "
                         "(brokers take ids 1..B, controllers the ids after; their ports follow the brokers')")
+    p.add_argument("--links", action="store_true",
+                   help="with --controllers: a fault proxy on every link between the processes and between the "
+                        "clients and each broker, driven by 'minikafka link --data-dir DIR' (cut, delay, drop, heal)")
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -59,7 +62,7 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
     data_dir = Path(args.data_dir or ".minikafka-data")
     try:
         cluster = ProcessCluster(args.brokers, args.controllers, data_dir, ports=ports, config=settings,
-                                 log_level=args.log_level)
+                                 links=args.links, log_level=args.log_level)
     except ValueError as e:
         print(f"Error: {e}.", file=sys.stderr)
         return 2
@@ -78,6 +81,8 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
         print(f"minikafka: {args.brokers} broker process(es) (id {', '.join(map(str, cluster.broker_ids))}) "
               f"listening on {cluster.bootstrap_servers}; {args.controllers} controller process(es) "
               f"{cluster.controllers} (data in {data_dir}). Ctrl-C or SIGTERM stops it cleanly.", flush=True)
+        if args.links:
+            _print_links(cluster, data_dir)
         told: set[int] = set()
         while not asked:
             time.sleep(0.5)
@@ -92,6 +97,16 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
         cluster.stop()
     print("minikafka: stopped cleanly (brokers first, then controllers).", flush=True)
     return 0
+
+
+def _print_links(cluster: ProcessCluster, data_dir: Path) -> None:
+    """Open the links' control port and say how to use it, with a command to paste."""
+    control = cluster.serve_control()
+    broker, controller = cluster.name(cluster.broker_ids[0]), cluster.name(cluster.controller_ids[0])
+    print(f"minikafka: links between the processes (clients through their own link to each broker) take "
+          f"commands on {control}: minikafka link --control {control} partition {broker} {controller} "
+          f"(or: minikafka link --data-dir {data_dir} heal); minikafka node status --data-dir {data_dir} "
+          "lists the processes.", flush=True)
 
 
 # Settings of a Kafka server.properties that minikafka takes in another form: the KRaft quorum
@@ -230,6 +245,10 @@ def main(argv: list[str]) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return 2
     settings.update(parse_pairs(args.config, "--config"))
+    if args.links and args.controllers is None:
+        print("Error: --links puts fault proxies between broker and controller processes; add --controllers N "
+              "(and --brokers B) to run them.", file=sys.stderr)
+        return 2
     if args.controllers is not None:
         return serve_processes(args, settings)
     try:
