@@ -62,7 +62,11 @@ def main(argv: list[str]) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"Error: {str(e).rstrip('.')}{'' if str(e).endswith('?') else '.'}", file=sys.stderr)
         return 2
+    name = nodes.names()[node_id]
+    if args.action != "start" and not nodes.alive(node_id):
+        print(f"Error: {name} is not running; 'minikafka node start {name}' starts it again.", file=sys.stderr)
+        return 1
     _, act, done = ACTIONS[args.action]
     act(nodes, node_id)
-    print(f"{nodes.names()[node_id]} {done} (pid {nodes.pids()[node_id]}).")
+    print(f"{name} {done} (pid {nodes.pids()[node_id]}).")
     return 0

@@ -109,6 +109,8 @@ def test_node_kill_then_start_and_the_broker_registers_again(served):
     killed = minikafka("node", "kill", "b2", "--data-dir", str(data_dir))
     assert killed.returncode == 0 and killed.stdout.startswith("b2 killed"), killed.stderr
     assert status(data_dir)["b2"][4] == "stopped"
+    again = minikafka("node", "pause", "b2", "--data-dir", str(data_dir))
+    assert again.returncode == 1 and "b2 is not running; 'minikafka node start b2' starts it again." in again.stderr
     assert minikafka("node", "start", "b2", "--data-dir", str(data_dir)).returncode == 0
     output = data_dir / "b2.out"
     wait_for("b2 to register twice", lambda: output.read_text().count("broker 2 registered") == 2, 30)
