@@ -8,7 +8,8 @@ relies on is declared here and nowhere else:
   and with ``links=True`` a fault proxy on every link), for the KRaft lesson; ``RunningProcesses``:
   the nodes of one that another process started (``serve --controllers``), stopped, paused and started
   from the notebook as docker compose does for the compose cluster, and with ``--links`` the links
-  between them cut, delayed and healed (``partition``, ``delay``, ``drop``, ``reset``, ``heal``);
+  between them cut, delayed and healed (``partition``, ``delay``, ``drop``, ``reset``, ``heal``; ``NoLinks``
+  when it was started without them);
 - ``main``: the ``minikafka`` command line, which ``course.shell()`` runs in the process;
 - ``fail`` and ``parse_pairs``: the command-line tools' error exit and ``key=value`` parsing;
 - ``ConfigError``, ``ErrorCode`` and ``explain``: a refused setting, Kafka's error codes and their sentences;
@@ -35,13 +36,13 @@ if TYPE_CHECKING:
     from .cli.main import main
     from .cluster import Cluster
     from .processes import ProcessCluster
-    from .running import RunningProcesses
+    from .running import NoLinks, RunningProcesses
     from .log.segment import scan_batches
     from .protocol import codec
     from .records import COMPRESSION_NAMES, BatchHeader, Record, build_batch, split_batches
 
-__all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorCode", "ProcessCluster", "Record",
-           "RunningProcesses",
+__all__ = ["COMPRESSION_NAMES", "BatchHeader", "Cluster", "ConfigError", "ErrorCode", "NoLinks", "ProcessCluster",
+           "Record", "RunningProcesses",
            "build_batch", "codec", "explain", "fail", "main", "parse_pairs", "scan_batches", "split_batches"]
 
 # name -> (module, attribute; None for the module itself)
@@ -49,6 +50,7 @@ _ON_FIRST_USE: dict[str, tuple[str, str | None]] = {
     "Cluster": ("minikafka.cluster", "Cluster"),
     "ProcessCluster": ("minikafka.processes", "ProcessCluster"),
     "RunningProcesses": ("minikafka.running", "RunningProcesses"),
+    "NoLinks": ("minikafka.running", "NoLinks"),
     "main": ("minikafka.cli.main", "main"),
     "codec": ("minikafka.protocol.codec", None),
     "scan_batches": ("minikafka.log.segment", "scan_batches"),

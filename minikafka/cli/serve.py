@@ -20,6 +20,7 @@ sys.modules.setdefault("hypothesis", None)  # type: ignore[arg-type]  # None: "c
 from ..cluster import Cluster  # noqa: E402
 from ..config import BROKER_SETTINGS, TOPIC_TO_BROKER, ConfigError, read_properties  # noqa: E402
 from ..processes import ProcessCluster  # noqa: E402
+from ..running import RunningProcesses  # noqa: E402
 from ..protocol import codec  # noqa: E402
 from ..security import settings as security_settings  # noqa: E402
 from .common import parse_pairs  # noqa: E402
@@ -83,20 +84,31 @@ def serve_processes(args: argparse.Namespace, settings: dict[str, str]) -> int:
               f"{cluster.controllers} (data in {data_dir}). Ctrl-C or SIGTERM stops it cleanly.", flush=True)
         if args.links:
             _print_links(cluster, data_dir)
-        told: set[int] = set()
+        down: set[int] = set()
         while not asked:
             time.sleep(0.5)
-            for node_id in cluster.procs:
-                if not cluster.alive(node_id) and node_id not in told:
-                    told.add(node_id)
-                    name = cluster.name(node_id)
-                    print(f"minikafka: {name} is not running; see {data_dir}/{name}.out", file=sys.stderr, flush=True)
+            _watch(cluster, data_dir, down)
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
         cluster.stop()
     print("minikafka: stopped cleanly (brokers first, then controllers).", flush=True)
     return 0
+
+
+def _watch(cluster: ProcessCluster, data_dir: Path, down: set[int]) -> None:
+    """Say when a node stops running, and when it runs again (``minikafka node start`` from another
+    terminal starts it with a pid this process did not make: ``cluster.json`` has it)."""
+    nodes = RunningProcesses(data_dir)
+    for node_id in cluster.procs:
+        cluster.alive(node_id)  # reaps a child that died, whose pid then reads as gone
+        name = cluster.name(node_id)
+        if not nodes.alive(node_id) and node_id not in down:
+            down.add(node_id)
+            print(f"minikafka: {name} is not running; see {data_dir}/{name}.out", file=sys.stderr, flush=True)
+        elif nodes.alive(node_id) and node_id in down:
+            down.discard(node_id)
+            print(f"minikafka: {name} runs again (pid {nodes.pids()[node_id]}).", file=sys.stderr, flush=True)
 
 
 def _print_links(cluster: ProcessCluster, data_dir: Path) -> None:

@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 
 import pytest
@@ -28,13 +29,16 @@ def served(tmp_path_factory):
     """Two broker processes and a controller behind their links, as a trainer starts them in a terminal."""
     data_dir = tmp_path_factory.mktemp("links")
     serve = subprocess.Popen([sys.executable, "-m", "minikafka", "serve", "--brokers", "2", "--controllers", "1",
-                              "--links", "--port", "0", "--data-dir", str(data_dir)], stdout=subprocess.PIPE, text=True)
+                              "--links", "--port", "0", "--data-dir", str(data_dir)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    said: list[str] = []  # what serve tells the terminal about its nodes (stderr)
+    threading.Thread(target=lambda: said.extend(serve.stderr), daemon=True).start()
     try:
         banner = serve.stdout.readline()
         links = serve.stdout.readline()
         assert "2 broker process(es)" in banner, banner
         bootstrap = banner.split(" on ")[1].split(";")[0]
-        yield data_dir, bootstrap, links
+        yield data_dir, bootstrap, links, said
     finally:
         serve.send_signal(signal.SIGTERM)
         try:
@@ -63,14 +67,14 @@ def produce(bootstrap: str, topic: str, partition: int) -> str | None:
 
 
 def test_the_banner_prints_the_control_port_and_cluster_json_records_it(served):
-    data_dir, _, links = served
+    data_dir, _, links, _ = served
     control = RunningProcesses(data_dir).control
     assert control and control.startswith("127.0.0.1:")
     assert f"minikafka link --control {control} partition b1 c3" in links
 
 
 def test_a_produce_to_the_broker_cut_from_the_client_times_out_while_the_other_answers(served):
-    data_dir, bootstrap, _ = served
+    data_dir, bootstrap, _, _ = served
     topic = f"cut-{uuid.uuid4().hex[:6]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})  # kept: the future fails once its client is gone
     admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)
@@ -93,7 +97,7 @@ def status(data_dir) -> dict[str, list[str]]:
 
 
 def test_node_pause_shows_in_status_and_resume_brings_it_back(served):
-    data_dir, _, _ = served
+    data_dir, _, _, _ = served
     assert minikafka("node", "pause", "b1", "--data-dir", str(data_dir)).returncode == 0
     try:
         rows = status(data_dir)
@@ -105,7 +109,7 @@ def test_node_pause_shows_in_status_and_resume_brings_it_back(served):
 
 
 def test_node_kill_then_start_and_the_broker_registers_again(served):
-    data_dir, bootstrap, _ = served
+    data_dir, bootstrap, _, said = served
     killed = minikafka("node", "kill", "b2", "--data-dir", str(data_dir))
     assert killed.returncode == 0 and killed.stdout.startswith("b2 killed"), killed.stderr
     assert status(data_dir)["b2"][4] == "stopped"
@@ -119,11 +123,13 @@ def test_node_kill_then_start_and_the_broker_registers_again(served):
         return {b.id for b in AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=5).brokers.values()}
 
     wait_for("broker 2 listed again", lambda: listed() == {1, 2}, 30)
+    wait_for("serve to say b2 runs again", lambda: any("b2 runs again" in line for line in said), 10)
+    assert any("b2 is not running" in line for line in said), said
     assert status(data_dir)["b2"][3] == str(json.loads((data_dir / "cluster.json").read_text())["nodes"]["2"]["pid"])
 
 
 def test_running_processes_cut_a_link_from_python(served):
-    data_dir, _, _ = served
+    data_dir, _, _, _ = served
     nodes = RunningProcesses(data_dir)
     nodes.delay(1, "c3", 50)
     assert set(nodes.links()["b1->c3"]["delay_ms"].values()) == {50}
@@ -141,7 +147,7 @@ def test_running_processes_cut_a_link_from_python(served):
     (["node", "status", "--data-dir", "/nonexistent/minikafka"], "/nonexistent/minikafka/cluster.json does not exist"),
 ])
 def test_a_wrong_node_or_a_missing_data_dir_is_one_sentence_and_exit_2(served, args, sentence):
-    data_dir, _, _ = served
+    data_dir, _, _, _ = served
     if "--data-dir" not in args:
         args = [*args, "--data-dir", str(data_dir)]
     done = minikafka(*args)
