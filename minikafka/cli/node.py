@@ -31,7 +31,8 @@ ACTIONS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="minikafka node", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+    summary = __doc__.split("\n\n")[0].split(": ", 1)[1]
+    parser = argparse.ArgumentParser(prog="minikafka node", description=summary[0].upper() + summary[1:],
                                      epilog="; ".join(f"{a}: {what}" for a, (what, _, _) in ACTIONS.items()))
     parser.add_argument("action", choices=[*ACTIONS, "status"])
     parser.add_argument("node", nargs="?", help="b1, c4... or a node id (not for status)")
