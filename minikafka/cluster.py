@@ -175,7 +175,7 @@ class Cluster:
             self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
                                                  self.security.allow_everyone_if_no_acl)
         self.brokers.clear()
-        self._controller = Controller(self.metadata, self.peers)
+        self._controller = Controller(self.metadata, self.peers, self.clock)
         for node_id in self.node_ids:
             await self._start_broker(node_id)
 

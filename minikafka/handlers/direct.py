@@ -41,7 +41,7 @@ class DirectBroker:
                  address: tuple[str, int] = ("127.0.0.1", 9092), clock: Clock = SYSTEM) -> None:
         self.metadata = ClusterMetadata(BrokerConfig(dict(config or {})))
         brokers: dict[int, Broker] = {}
-        self.controller = Controller(self.metadata, Peers(brokers))
+        self.controller = Controller(self.metadata, Peers(brokers), clock)
         self.broker = Broker(node_id, self.metadata.broker_config(node_id), self.controller,
                              self.controller.peers, None, clock=clock)
         brokers[node_id] = self.broker
