@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from .clock import now_ms
+from .clock import SYSTEM, Clock, now_ms
 from .config import SOURCE_CODES, BrokerConfig, TopicConfig, describe_topic
 from .controller import Controller
 from .errors import ErrorCode, KafkaError
@@ -92,8 +92,8 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
 
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None,
-                 fetch_source: FetchSource | None = None):
-        self.node_id, self.config = node_id, config
+                 fetch_source: FetchSource | None = None, clock: Clock = SYSTEM):
+        self.node_id, self.config, self.clock = node_id, config, clock  # the coordinators' clock (``clock``)
         self.controller, self.metadata, self.peers = controller, controller.metadata, peers
         self.isr_channel: IsrChannel = isr_channel or ControllerIsrChannel(controller)  # AlterPartition
         roots = [] if data_dir is None else [data_dir] if isinstance(data_dir, Path) else list(data_dir)
@@ -111,12 +111,12 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
         # where followers fetch from: method calls on the other brokers unless told (replica.sources)
         self.fetcher = ReplicaFetcher(node_id, self.partitions, fetch_source or InProcessSource(peers, config), config,
                                       ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
-        self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self))
-        self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic)
+        self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self), clock)
+        self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic, clock)
         share_state = ShareStateTopic(self, peers)  # share groups, KIP-932
         self.share_groups = ShareGroupCoordinator(node_id, config, self.metadata, share_state,
-                                                  self.groups.coordinator_id, self._classic_group_type)
-        self.share_partitions = SharePartitionManager(self, share_state)
+                                                  self.groups.coordinator_id, self._classic_group_type, clock)
+        self.share_partitions = SharePartitionManager(self, share_state, clock)
         self._tasks: list[asyncio.Task] = []
         self._unclean_start = False
 
@@ -305,7 +305,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             await add_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata, self.peers)
         else:
             verify_offset_commit(transactional_id, producer_id, producer_epoch, self.metadata, self.peers)
-        stamp = now_ms()
+        stamp = self.clock.wall_ms()
         commits = [(t, p, CommittedOffset(offset, epoch, metadata, stamp)) for t, p, offset, epoch, metadata in offsets]
         return await self.groups.commit_transactional(group_id, producer_id, producer_epoch, member_id, instance_id,
                                                       generation_id, commits)
@@ -497,7 +497,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
         return self.controller.departed.get(node_id)
 
     def clock_ms(self) -> int:
-        return now_ms()
+        return self.clock.wall_ms()
 
     def int_setting(self, name: str) -> int:
         return int(self.config[name])
@@ -547,8 +547,8 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
         return await self.share_partitions.acknowledge(group_id, member_id, batches)
 
     async def acquire_share_records(self, session: object, max_records: int, max_bytes: int,
-                                    max_wait_s: float, record_limit: bool) -> dict[tuple[str, int], Fetched]:
-        return await self.share_partitions.fetch(self._share_session(session), max_records, max_bytes, max_wait_s,
+                                    max_wait_ms: int, record_limit: bool) -> dict[tuple[str, int], Fetched]:
+        return await self.share_partitions.fetch(self._share_session(session), max_records, max_bytes, max_wait_ms,
                                                  record_limit)
 
     async def close_share_session(self, session: object) -> None:
@@ -655,7 +655,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
     async def commit_offsets(self, group_id: str, member_id: str, instance_id: str | None,
                              generation_id_or_member_epoch: int, offsets: list[tuple[str, int, int, int, str]],
                              api_version: int) -> dict[tuple[str, int], ErrorCode]:
-        stamp = now_ms()
+        stamp = self.clock.wall_ms()  # offset retention compares it with the coordinator's clock
         commits = [(t, p, CommittedOffset(offset, epoch, metadata, stamp)) for t, p, offset, epoch, metadata in offsets]
         return await self.groups.commit(group_id, member_id, instance_id, generation_id_or_member_epoch, commits,
                                         api_version)
@@ -697,7 +697,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
 
     async def check_isr(self, lag_max: int) -> None:
         """Ask the controller (``isr_channel``, AlterPartition) for each ISR change the lag rule wants."""
-        now = now_ms()
+        now = now_ms()  # the replicas stamp fetches with the system clock (``clock.now_ms``), not the injected one
         for part in list(self.partitions.values()):
             if not part.is_leader:
                 continue
@@ -733,7 +733,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             self.run_log_cleaner()
 
     def run_log_cleaner(self) -> None:
-        now = now_ms()
+        now = now_ms()  # segment and record times are the log's, on the system clock
         for part in list(self.partitions.values()):
             try:
                 if part.config.deletes:

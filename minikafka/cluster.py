@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .broker import Broker
+from .clock import SYSTEM, Clock
 from .config import BrokerConfig
 from .controller import Controller
 from .faults import Faults
@@ -63,7 +64,7 @@ class Cluster:
     def __init__(self, brokers: int = 1, data_dir: str | Path | None = None, port: int = 0,
                  config: Mapping[str, Any] | None = None, *, host: str = "127.0.0.1", in_memory: bool = False,
                  first_node_id: int = 1, racks: Sequence[str | None] | None = None,
-                 replication: str = "in-process"):
+                 replication: str = "in-process", clock: Clock = SYSTEM):
         if isinstance(brokers, bool) or not isinstance(brokers, int) or brokers < 1:
             raise ValueError(f"a cluster needs at least one broker, not {brokers!r}")
         if isinstance(first_node_id, bool) or not isinstance(first_node_id, int) or first_node_id < 0:
@@ -71,6 +72,7 @@ class Cluster:
         if replication not in TRANSPORTS:
             raise ValueError(f"replication is one of {', '.join(TRANSPORTS)}, not {replication!r}")
         self.replication = replication  # how followers fetch: method calls, or Fetch requests over TCP
+        self.clock = clock  # the coordinators' time (``minikafka.clock``): the system's, unless a test gives one
         self.broker_count = brokers
         self.node_ids = tuple(range(first_node_id, first_node_id + brokers))
         self.host, self.first_port = host, port
@@ -173,7 +175,7 @@ class Cluster:
             self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
                                                  self.security.allow_everyone_if_no_acl)
         self.brokers.clear()
-        self._controller = Controller(self.metadata, self.peers)
+        self._controller = Controller(self.metadata, self.peers, self.clock)
         for node_id in self.node_ids:
             await self._start_broker(node_id)
 
@@ -182,7 +184,7 @@ class Cluster:
         config = self.metadata.broker_config(node_id)
         source = NetworkSource(self.metadata, config) if self.replication == "network" else None
         broker = Broker(node_id, config, self.controller, self.peers, self.broker_log_dirs(node_id),
-                        fetch_source=source)
+                        fetch_source=source, clock=self.clock)
         dispatcher = RequestDispatcher(broker, self.authorizer)
         old = self.dispatchers.get(node_id)
         if old is not None:

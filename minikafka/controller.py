@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Generic, Protocol, TypeVar
 
 from . import reassignment
-from .clock import now_ms
+from .clock import SYSTEM, Clock
 from .errors import ErrorCode, KafkaError
 from .metadata import ClusterMetadata, PartitionInfo, TopicInfo
 
@@ -54,8 +54,8 @@ Brokers = TypeVar("Brokers", bound=BrokerView)
 
 
 class Controller(Generic[Brokers]):
-    def __init__(self, metadata: ClusterMetadata, peers: Brokers):
-        self.metadata = metadata
+    def __init__(self, metadata: ClusterMetadata, peers: Brokers, clock: Clock = SYSTEM):
+        self.metadata, self.clock = metadata, clock  # the wall clock stamps when a broker stopped
         self.peers = peers  # the live brokers, told of every partition change
         self.registered: set[int] = set()  # every broker that has joined (a stopped one stays registered)
         self.departed: dict[int, tuple[int, int]] = {}  # stopped broker -> (metadata log end offset, when)
@@ -224,7 +224,7 @@ class Controller(Generic[Brokers]):
 
     def broker_leaving(self, broker_id: int) -> None:
         """Move leadership away and drop the broker from every ISR (controlled shutdown)."""
-        self.departed[broker_id] = (self.metadata.end_offset, now_ms())
+        self.departed[broker_id] = (self.metadata.end_offset, self.clock.wall_ms())
         for topic, info in self.partitions():
             if broker_id not in info.replicas:
                 continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .clock import now_ms
+from .clock import Clock, now_ms
 from .config import BrokerConfig
 from .errors import ErrorCode, KafkaError
 from .metadata import ClusterMetadata
@@ -32,6 +32,10 @@ class FetchAccess:
     metadata: ClusterMetadata
     leader_quota: ByteRate
     partitions: Mapping[tuple[str, int], Partition]
+    clock: Clock
+
+    def monotonic_ms(self) -> int:
+        return self.clock.monotonic_ms()
 
     def leader_replica(self, topic: str, index: int) -> Partition:
         raise NotImplementedError

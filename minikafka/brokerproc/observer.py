@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -119,8 +118,7 @@ class MetadataObserver:
     async def fetch_once(self) -> int:
         """One Fetch (and FetchSnapshot if told); how long to wait before the next, in ms."""
         quorum = self.quorum
-        node = quorum.active if quorum.active is not None else await quorum.find_active(
-            time.monotonic() + quorum.request_timeout_ms / 1000)
+        node = quorum.active if quorum.active is not None else await quorum.find_active(quorum.deadline())
         request = FetchRequest(self.node_id, quorum.leader_epoch, self.log.end_offset, self.log.last_epoch)
         response = await self._ask(node, request, wire.FETCH)
         if response is None:

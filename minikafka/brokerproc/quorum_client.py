@@ -7,6 +7,9 @@ id all the same). Requests then go to that controller; an answer of NOT_CONTROLL
 answer at all, sends the broker looking again. ``forward`` passes a client's request frame to
 the active controller as it came (CreateTopics, DeleteTopics, ...) and returns the answer
 frame, as a Kafka 4 broker forwards what changes metadata.
+
+Deadlines are monotonic milliseconds on the injected ``minikafka.clock.Clock`` (``SYSTEM``
+unless given), ``request.timeout.ms`` after the request began.
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
-import time
 from typing import Any
 
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode
 from ..protocol.channel import PeerChannel, decode_response
 from ..protocol import codec
@@ -54,8 +57,8 @@ class QuorumClient:
     """The controllers as one broker sees them."""
 
     def __init__(self, controllers: dict[int, tuple[str, int]], request_timeout_ms: int = 2000,
-                 retry_backoff_ms: int = 100):
-        self.controllers = dict(controllers)
+                 retry_backoff_ms: int = 100, clock: Clock = SYSTEM):
+        self.controllers, self.clock = dict(controllers), clock
         self.request_timeout_ms, self.retry_backoff_ms = request_timeout_ms, retry_backoff_ms
         self.active: int | None = None  # the controller believed active
         self.leader_epoch = -1
@@ -77,13 +80,21 @@ class QuorumClient:
         for frames in self._frames.values():
             frames.close()
 
+    def deadline(self, timeout_ms: int | None = None) -> int:
+        """When a wait of ``timeout_ms`` (the request timeout by default) that starts now ends, in monotonic ms."""
+        return self.clock.monotonic_ms() + (timeout_ms or self.request_timeout_ms)
+
+    def _past(self, deadline: int) -> bool:
+        return self.clock.monotonic_ms() > deadline
+
     def forget(self, node: int | None) -> None:
         """``node`` did not answer as the active controller: look again next time."""
         if node is not None and node == self.active:
             self.active = None
 
-    async def find_active(self, deadline: float) -> int:
-        """The active controller's id, asking the controllers in turn until one names a leader."""
+    async def find_active(self, deadline: int) -> int:
+        """The active controller's id, asking the controllers in turn until one names a leader
+        (NoController once ``deadline``, in monotonic ms, has passed)."""
         while True:
             for node in sorted(self.controllers, key=lambda n: n != self.active):
                 try:
@@ -95,14 +106,14 @@ class QuorumClient:
                         and partition.leader_epoch >= self.leader_epoch):
                     self.active, self.leader_epoch = partition.leader_id, partition.leader_epoch
                     return partition.leader_id
-            if time.monotonic() > deadline:
+            if self._past(deadline):
                 raise NoController(f"no controller of {sorted(self.controllers)} names an active controller")
             await asyncio.sleep(self.retry_backoff_ms / 1000)
 
     async def call(self, request: Any, kind: str = "control", timeout_ms: int | None = None) -> Any:
         """Send ``request`` (a kio entity) to the active controller, looking for it again on
         NOT_CONTROLLER or no answer, until ``timeout_ms`` (the request timeout) has passed."""
-        deadline = time.monotonic() + (timeout_ms or self.request_timeout_ms) / 1000
+        deadline = self.deadline(timeout_ms)
         while True:
             node = self.active if self.active is not None else await self.find_active(deadline)
             try:
@@ -114,14 +125,14 @@ class QuorumClient:
                 if not not_controller(answer):
                     return answer
                 self.forget(node)
-            if time.monotonic() > deadline:
+            if self._past(deadline):
                 raise NoController(f"no active controller answered {type(request).__name__}")
             await asyncio.sleep(self.retry_backoff_ms / 1000)
 
     async def serves_within(self, api_key: int, version: int, timeout_ms: int) -> bool:
         """Whether the active controller answers ``api_key`` at ``version``, looking for one until
         ``timeout_ms`` has passed (an election); NoController if none is found or answers."""
-        node = self.active if self.active is not None else await self.find_active(time.monotonic() + timeout_ms / 1000)
+        node = self.active if self.active is not None else await self.find_active(self.deadline(timeout_ms))
         if node not in self._served:
             try:
                 body = await self.channel(node, "describe").call(codec.make(codec.request_class(API_VERSIONS, 3),
@@ -145,13 +156,13 @@ class QuorumClient:
         """Pass a client's request frame to the active controller; its answer, with the client's correlation id,
         size-prefixed like ``codec.encode_response``'s."""
         api_key, version, correlation_id = codec.peek_api(frame)
-        deadline = time.monotonic() + (timeout_ms or self.request_timeout_ms) / 1000
+        deadline = self.deadline(timeout_ms)
         while True:
             node = self.active if self.active is not None else await self.find_active(deadline)
             if node not in self._frames:
                 self._frames[node] = PeerChannel(*self.controllers[node], self.request_timeout_ms)
             try:
-                answer = await self._frames[node].call_frame(frame, max(100, int((deadline - time.monotonic()) * 1000)))
+                answer = await self._frames[node].call_frame(frame, max(100, deadline - self.clock.monotonic_ms()))
             except (OSError, TimeoutError, asyncio.IncompleteReadError):
                 self.forget(node)
             else:
@@ -162,7 +173,7 @@ class QuorumClient:
                 if body is None or not not_controller(body):
                     return struct.pack(">ii", len(answer), correlation_id) + answer[4:]  # as the listener sends it
                 self.forget(node)
-            if time.monotonic() > deadline:
+            if self._past(deadline):
                 raise NoController(f"no active controller answered the forwarded API {api_key}")
             await asyncio.sleep(self.retry_backoff_ms / 1000)
 

@@ -16,17 +16,22 @@ at once and each newcomer causes one visible rebalance.
 
 Transactional offset commits (KIP-98) stay pending per producer until the transaction
 coordinator writes the commit or abort marker and calls ``complete_transaction``.
+
+Time is the injected ``clock`` (``minikafka.clock``; the broker gives ``SYSTEM``): each
+request reads its monotonic milliseconds once and hands them to the group as ``now``, so
+session, rebalance and sync deadlines are integer ms on that clock; offset retention
+compares commit timestamps with its wall milliseconds. A test gives a ``ManualClock`` and
+calls ``tick`` itself: a session then expires at exactly ``session.timeout.ms``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import asyncio
 import logging
-import time
-from ..clock import now_ms
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from .consumer import classic as classic_members
 from . import offsets, replay
@@ -46,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("minikafka.groups")
 
 MAX_METADATA_BYTES = 4096  # offset.metadata.max.bytes
-MAX_IDLE_S = 30.0  # the timer task wakes at least this often to notice leadership changes
+MAX_IDLE_MS = 30_000  # the timer task wakes at least this often to notice leadership changes
 _STORE_ERRORS = {  # an append error as the error an OffsetCommit answers (as Kafka maps them)
     ErrorCode.not_leader_or_follower: ErrorCode.not_coordinator,
     ErrorCode.message_too_large: ErrorCode.invalid_commit_offset_size,
@@ -57,7 +62,7 @@ TopicPartitionOffset = tuple[str, int, CommittedOffset]
 
 class GroupCoordinator:
     def __init__(self, node_id: int, config: BrokerConfig | Mapping[str, Any], topic: OffsetsTopic | MemoryOffsetsTopic,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Clock = SYSTEM):
         self.node_id, self.config, self.topic, self.clock = node_id, config, topic, clock
         self.settings = GroupSettings(config["group.min.session.timeout.ms"], config["group.max.session.timeout.ms"],
                                       config["group.initial.rebalance.delay.ms"])
@@ -65,9 +70,13 @@ class GroupCoordinator:
         self.loaded: set[int] = set()  # __consumer_offsets partitions replayed into memory
         self.txn_offsets: dict[int, dict[int, list]] = {}  # partition -> producer id -> [(group, offset)]
         self._alarm: asyncio.Future | None = None  # the timer task sleeps on it; requests ring it
-        self._wake_at = float("-inf")  # when the timer task plans to wake (it is awake before the first sleep)
-        self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist)
+        self._wake_at: int | None = None  # when the timer task plans to wake (None: awake, before the first sleep)
+        self.consumer_groups = ConsumerGroups(settings_from(config), self._partition_counts, self._persist, clock)
         self.policy = migration.MigrationPolicy(config["group.consumer.migration.policy"])
+
+    def _now(self) -> int:
+        """Monotonic milliseconds on the injected clock: what every deadline is measured on."""
+        return self.clock.monotonic_ms()
 
     def load_led_partitions(self) -> None:
         """At start-up: replay the __consumer_offsets partitions this broker leads."""
@@ -104,7 +113,7 @@ class GroupCoordinator:
     def _group(self, group_id: str) -> Group:
         group = self.groups.get(group_id)
         if group is None:
-            group = self.groups[group_id] = Group(group_id, self.settings)
+            group = self.groups[group_id] = Group(group_id, self.settings, self.clock)
             group.on_change = self._on_group_change
         return group
 
@@ -116,11 +125,11 @@ class GroupCoordinator:
         consumer = self._consumer_with_members(group_id)
         if consumer is not None:  # a classic member joins a consumer group (KIP-848's online migration)
             self._group(group_id).check_join(req)
-            result = classic_members.join(consumer, req, self.clock())
+            result = classic_members.join(consumer, req, self._now())
             self._ring()
             return result
         self.consumer_groups.drop(group_id)
-        fut = self._group(group_id).join(req, self.clock())
+        fut = self._group(group_id).join(req, self._now())
         self._ring()  # deadlines changed
         return await fut
 
@@ -129,19 +138,19 @@ class GroupCoordinator:
                    protocol_name: str | None = None) -> SyncResult:
         consumer = self._consumer_with_members(group_id)
         if consumer is not None:
-            return classic_members.sync(consumer, member_id, instance_id, generation_id, self.clock(), protocol_type,
+            return classic_members.sync(consumer, member_id, instance_id, generation_id, self._now(), protocol_type,
                                         protocol_name)
         group = self._existing(group_id)
-        fut = group.sync(member_id, instance_id, generation_id, assignments, self.clock(), protocol_type, protocol_name)
+        fut = group.sync(member_id, instance_id, generation_id, assignments, self._now(), protocol_type, protocol_name)
         self._ring()
         return await fut
 
     def heartbeat(self, group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> None:
         consumer = self._consumer_with_members(group_id)
         if consumer is not None:
-            classic_members.heartbeat(consumer, member_id, instance_id, generation_id, self.clock())
+            classic_members.heartbeat(consumer, member_id, instance_id, generation_id, self._now())
             return
-        self._existing(group_id).heartbeat(member_id, instance_id, generation_id, self.clock())
+        self._existing(group_id).heartbeat(member_id, instance_id, generation_id, self._now())
 
     def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> list[ErrorCode]:
         """LeaveGroup: one error code per leaving member."""
@@ -156,7 +165,7 @@ class GroupCoordinator:
                 if consumer is not None:
                     classic_members.leave(consumer, member_id, instance_id)
                 else:
-                    group.leave(member_id, instance_id, self.clock())
+                    group.leave(member_id, instance_id, self._now())
                 out.append(ErrorCode.none)
             except KafkaError as e:
                 out.append(e.code)
@@ -175,7 +184,7 @@ class GroupCoordinator:
         consumer = self.consumer_groups.get(group_id)
         if consumer is not None and migration.downgrade_due(self.policy, consumer):
             log.info("group %r: downgraded to a classic group (%d members)", group_id, len(consumer.members))
-            migration.downgrade(consumer, self._group(group_id), self.clock())
+            migration.downgrade(consumer, self._group(group_id), self._now())
             self.consumer_groups.drop(group_id)
 
     def _existing(self, group_id: str) -> Group:
@@ -216,7 +225,7 @@ class GroupCoordinator:
         if consumer is not None:
             consumer.check_commit(member_id, instance_id, generation_id, api_version)
         else:
-            group.check_commit(member_id, instance_id, generation_id, self.clock())
+            group.check_commit(member_id, instance_id, generation_id, self._now())
         return group
 
     def _validate(self, commits: list[TopicPartitionOffset]
@@ -274,7 +283,7 @@ class GroupCoordinator:
         if consumer is not None and (member_id or generation_id >= 0):
             consumer.check_commit(member_id, instance_id, generation_id, transactional=True)
         elif member_id or generation_id >= 0:
-            group.check_commit(member_id, instance_id, generation_id, self.clock())
+            group.check_commit(member_id, instance_id, generation_id, self._now())
         results, accepted = self._validate(commits)
         if accepted:
             entries = [(offsets.offset_key(group_id, t, p), offsets.offset_value(c)) for t, p, c in accepted]
@@ -321,10 +330,10 @@ class GroupCoordinator:
             refusal = migration.upgrade_refusal(self.policy, classic)
             if refusal is not None:
                 raise KafkaError(ErrorCode.group_id_not_found, refusal)
-            result = self.consumer_groups.upgrade(classic, hb, self.clock())
+            result = self.consumer_groups.upgrade(classic, hb, self._now())
             log.info("group %r: upgraded to a consumer group", group_id)
         else:
-            result = self.consumer_groups.heartbeat(group_id, hb, self.clock())
+            result = self.consumer_groups.heartbeat(group_id, hb, self._now())
         self._maybe_downgrade(group_id)
         group = self.consumer_groups.groups.get(group_id)
         self._ring(group.next_deadline() if group is not None else None)  # session and rebalance deadlines moved
@@ -393,7 +402,7 @@ class GroupCoordinator:
     # -- offsets retention ------------------------------------------------------------------------
     def expire_offsets(self, now: int | None = None) -> int:
         """Delete offsets past ``offsets.retention.minutes``; forget empty groups left with none."""
-        now = now_ms() if now is None else now
+        now = self.clock.wall_ms() if now is None else now
         retention = self.config["offsets.retention.minutes"] * 60_000
         expired_count = 0
         for group in [g for g in self.groups.values()
@@ -422,7 +431,7 @@ class GroupCoordinator:
     # -- loading: replay a partition of __consumer_offsets ---------------------------------------
     def load(self, index: int) -> None:
         """Replay one partition of __consumer_offsets into memory (on becoming its leader)."""
-        self.txn_offsets[index] = replay.replay(self.topic.read(index), self._group, self._forget, self.clock(),
+        self.txn_offsets[index] = replay.replay(self.topic.read(index), self._group, self._forget, self._now(),
                                                 self._restore_other)
         self.loaded.add(index)
 
@@ -447,24 +456,25 @@ class GroupCoordinator:
             self.load(part.index)
 
     # -- timers -----------------------------------------------------------------------------------
-    def tick(self, now: float | None = None) -> None:
-        now = self.clock() if now is None else now
+    def tick(self, now: int | None = None) -> None:
+        """Apply every deadline passed at ``now`` (monotonic ms; the clock's, when not given)."""
+        now = self._now() if now is None else now
         for group in list(self.groups.values()):
             group.tick(now)
         self.consumer_groups.tick(now)
         for group_id in list(self.consumer_groups.groups):
             self._maybe_downgrade(group_id)
 
-    def next_deadline(self) -> float | None:
+    def next_deadline(self) -> int | None:
         deadlines = [g.next_deadline() for g in self.groups.values()] + [self.consumer_groups.next_deadline()]
         return min((d for d in deadlines if d is not None), default=None)
 
     async def run(self) -> None:
         """Wake at the next deadline (or when a request changed them) and apply it."""
-        check_every = min(600.0, self.config["offsets.retention.minutes"] * 6.0)  # a tenth of the retention
-        next_expiry = self.clock() + check_every
+        check_every = min(600_000, self.config["offsets.retention.minutes"] * 6_000)  # a tenth of the retention
+        next_expiry = self._now() + check_every
         while True:
-            now = self.clock()
+            now = self._now()
             try:
                 self.tick(now)
                 self._check_leadership()
@@ -474,25 +484,25 @@ class GroupCoordinator:
             except Exception:  # a bug in one group must not stop every group's timers
                 log.exception("group coordinator timer failed")
             deadline = self.next_deadline()
-            wake_at = min(now + MAX_IDLE_S if deadline is None else deadline, next_expiry, now + MAX_IDLE_S)
+            wake_at = min(now + MAX_IDLE_MS if deadline is None else deadline, next_expiry, now + MAX_IDLE_MS)
             await self._sleep_until(wake_at)
 
-    async def _sleep_until(self, wake_at: float) -> None:
+    async def _sleep_until(self, wake_at: int) -> None:
         loop = asyncio.get_running_loop()
         self._alarm = loop.create_future()
         self._wake_at = wake_at  # the deadline itself: a group whose deadline is this one need not ring
-        timer = loop.call_later(max(0.0, wake_at - self.clock()) + 0.001, self._ring)
+        timer = loop.call_later((max(0, wake_at - self._now()) + 1) / 1000, self._ring)
         try:
             await self._alarm
         finally:
             timer.cancel()
 
-    def _ring(self, deadline: float | None = None) -> None:
+    def _ring(self, deadline: int | None = None) -> None:
         """Deadlines may have changed: let the timer task recompute when to wake. Given the one
         deadline that changed, only if it comes before the wake already planned: a heartbeat
         pushes its member's deadline later, and recomputing every group's deadlines for each
         heartbeat is the coordinator's largest cost in a room of a hundred learners."""
-        if deadline is not None and deadline >= self._wake_at:
+        if deadline is not None and self._wake_at is not None and deadline >= self._wake_at:
             return
         if self._alarm is not None and not self._alarm.done():
             self._alarm.set_result(None)

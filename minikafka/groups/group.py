@@ -14,9 +14,12 @@ Static members (``group.instance.id``, KIP-345) keep their place across a restar
 rejoin with a known instance id takes over the old member id's assignment without a
 rebalance, and the old id is fenced (FENCED_INSTANCE_ID).
 
-The object is sans-I/O: every method takes ``now`` (seconds on the event loop's clock)
-and JoinGroup/SyncGroup answer with asyncio futures, so unit tests drive it with method
-calls and made-up times. Every state change goes through ``states.next_state``.
+The object is sans-I/O: every method takes ``now``, integer milliseconds on the
+coordinator's monotonic clock (``minikafka.clock``), and every deadline is kept on that
+clock, so a timeout is ``now + session.timeout.ms`` and nothing else; the wall clock
+(``clock.wall_ms()``) only stamps the state's change time that DescribeGroups and offset
+expiry read. JoinGroup/SyncGroup answer with asyncio futures, so unit tests drive it with
+method calls and made-up times. Every state change goes through ``states.next_state``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ from __future__ import annotations
 from typing import Any
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from .member import JoinRequest, JoinResult, Member, MemberIdRequired, SyncResult, new_member_id, subscribed_topics
 from .states import COMPLETING, DEAD, EMPTY, PREPARING, STABLE, GroupState, next_state
@@ -58,27 +61,27 @@ def _settle(fut: asyncio.Future | None, result: Any = None, error: ErrorCode | N
 class Group:
     group_type = "classic"  # ListGroups v5 tells it apart from a consumer-protocol group (KIP-848)
 
-    def __init__(self, group_id: str, settings: GroupSettings = GroupSettings()):
-        self.group_id, self.settings = group_id, settings
+    def __init__(self, group_id: str, settings: GroupSettings = GroupSettings(), clock: Clock = SYSTEM):
+        self.group_id, self.settings, self.clock = group_id, settings, clock
         self.state: GroupState = EMPTY
-        self.state_timestamp_ms = int(time.time() * 1000)
+        self.state_timestamp_ms = clock.wall_ms()
         self.generation_id = 0
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
         self.leader_id: str | None = None
         self.members: dict[str, Member] = {}
         self.static: dict[str, str] = {}  # group.instance.id -> member id
-        self.pending: dict[str, float] = {}  # member ids handed out by MEMBER_ID_REQUIRED -> deadline
+        self.pending: dict[str, int] = {}  # member ids handed out by MEMBER_ID_REQUIRED -> deadline
         self.offsets: dict = {}  # (topic, partition) -> offsets.CommittedOffset, kept by the coordinator
-        self.rebalance_deadline = self.delay_until = self.delay_limit = 0.0
-        self.sync_deadline: float | None = None
+        self.rebalance_deadline = self.delay_until = self.delay_limit = 0  # monotonic ms, like every deadline
+        self.sync_deadline: int | None = None
         self.on_change: Callable[[Group, GroupState, str], None] | None = None
 
     # -- the table ------------------------------------------------------------------
     def _transition(self, event: str) -> None:
         old, self.state = self.state, next_state(self.state, event)
         if old != self.state:
-            self.state_timestamp_ms = int(time.time() * 1000)
+            self.state_timestamp_ms = self.clock.wall_ms()
         if self.on_change:
             self.on_change(self, old, event)
 
@@ -90,7 +93,7 @@ class Group:
         return self.state is EMPTY
 
     # -- JoinGroup --------------------------------------------------------------------
-    def join(self, req: JoinRequest, now: float) -> asyncio.Future:
+    def join(self, req: JoinRequest, now: int) -> asyncio.Future:
         """Answer a JoinGroup; the future resolves when the rebalance completes."""
         self.check_join(req)
         if req.member_id:
@@ -99,7 +102,7 @@ class Group:
             return self._replace_static(req, now)
         member_id = new_member_id(req.group_instance_id or req.client_id)
         if req.require_known_member_id and not req.group_instance_id:
-            self.pending[member_id] = now + req.session_timeout_ms / 1000
+            self.pending[member_id] = now + req.session_timeout_ms
             raise MemberIdRequired(member_id)
         return self._add_member(member_id, req, now)
 
@@ -123,7 +126,7 @@ class Group:
         sets = [{name for name, _ in m.protocols} for m in self.members.values()]
         return set.intersection(*sets) if sets else set()
 
-    def _join_known(self, req: JoinRequest, now: float) -> asyncio.Future:
+    def _join_known(self, req: JoinRequest, now: int) -> asyncio.Future:
         self._check_fenced(req.member_id, req.group_instance_id)
         if self.pending.pop(req.member_id, None) is not None:
             return self._add_member(req.member_id, req, now)
@@ -142,7 +145,7 @@ class Group:
         self._maybe_complete_join(now)
         return fut
 
-    def _add_member(self, member_id: str, req: JoinRequest, now: float) -> asyncio.Future:
+    def _add_member(self, member_id: str, req: JoinRequest, now: int) -> asyncio.Future:
         if not self.members:
             self.protocol_type = req.protocol_type
         member = Member.from_request(member_id, req)
@@ -155,7 +158,7 @@ class Group:
         self._maybe_complete_join(now)
         return fut
 
-    def _replace_static(self, req: JoinRequest, now: float) -> asyncio.Future:
+    def _replace_static(self, req: JoinRequest, now: int) -> asyncio.Future:
         """A static member is back (KIP-345): the new member id inherits the old one's place."""
         assert req.group_instance_id is not None
         old = self.members.pop(self.static[req.group_instance_id])
@@ -182,7 +185,7 @@ class Group:
         self._maybe_complete_join(now)
         return fut
 
-    def _prepare_rebalance(self, event: str, now: float) -> None:
+    def _prepare_rebalance(self, event: str, now: int) -> None:
         was = self.state
         if was is COMPLETING:  # the assignment being handed out is already stale
             for m in self.members.values():
@@ -192,19 +195,19 @@ class Group:
         self._transition(event)
         self.sync_deadline = None
         if was is not PREPARING:
-            timeout = max((m.rebalance_timeout_ms for m in self.members.values()), default=0) / 1000
+            timeout = max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
             self.rebalance_deadline = self.delay_limit = now + timeout
-            delay = self.settings.initial_rebalance_delay_ms / 1000 if was is EMPTY else 0.0
+            delay = self.settings.initial_rebalance_delay_ms if was is EMPTY else 0
             self.delay_until = min(now + delay, self.delay_limit)
         elif event == "join" and now < self.delay_until:  # group.initial.rebalance.delay.ms: wait for more
-            self.delay_until = min(now + self.settings.initial_rebalance_delay_ms / 1000, self.delay_limit)
+            self.delay_until = min(now + self.settings.initial_rebalance_delay_ms, self.delay_limit)
 
-    def _maybe_complete_join(self, now: float) -> None:
+    def _maybe_complete_join(self, now: int) -> None:
         if (self.state is PREPARING and not self.pending and now >= self.delay_until
                 and all(m.join_waiter is not None for m in self.members.values())):
             self._complete_join(now)
 
-    def _complete_join(self, now: float) -> None:
+    def _complete_join(self, now: int) -> None:
         """Every member is in: a new generation, a protocol, a leader, and the answers."""
         self.generation_id += 1
         if not self.members:
@@ -214,7 +217,7 @@ class Group:
         self.protocol_name = self._select_protocol()
         if self.leader_id not in self.members:
             self.leader_id = next(iter(self.members))
-        self.sync_deadline = now + max(m.rebalance_timeout_ms for m in self.members.values()) / 1000
+        self.sync_deadline = now + max(m.rebalance_timeout_ms for m in self.members.values())
         self._transition("all_joined")
         for m in self.members.values():
             m.touch(now)
@@ -240,7 +243,7 @@ class Group:
 
     # -- SyncGroup ------------------------------------------------------------------------
     def sync(self, member_id: str, instance_id: str | None, generation_id: int, assignments: dict[str, bytes],
-             now: float, protocol_type: str | None = None, protocol_name: str | None = None) -> asyncio.Future:
+             now: int, protocol_type: str | None = None, protocol_name: str | None = None) -> asyncio.Future:
         """Answer a SyncGroup; followers wait until the leader's brings the assignment."""
         member = self.member(member_id, instance_id)
         if generation_id != self.generation_id:
@@ -277,7 +280,7 @@ class Group:
         return SyncResult(member.assignment, self.protocol_type, self.protocol_name)
 
     # -- Heartbeat, LeaveGroup, and the members an OffsetCommit may come from -----------
-    def heartbeat(self, member_id: str, instance_id: str | None, generation_id: int, now: float) -> None:
+    def heartbeat(self, member_id: str, instance_id: str | None, generation_id: int, now: int) -> None:
         member = self.member(member_id, instance_id)
         if self.state is PREPARING:
             member.touch(now)
@@ -286,7 +289,7 @@ class Group:
             raise KafkaError(ErrorCode.illegal_generation)
         member.touch(now)
 
-    def leave(self, member_id: str, instance_id: str | None, now: float) -> None:
+    def leave(self, member_id: str, instance_id: str | None, now: int) -> None:
         """LeaveGroup of one member (v3+ may name it by group.instance.id only)."""
         if instance_id is not None:
             known = self.static.get(instance_id)
@@ -301,7 +304,7 @@ class Group:
         self._remove(self.member(member_id, None), ErrorCode.unknown_member_id)
         self._member_gone(now)
 
-    def check_commit(self, member_id: str, instance_id: str | None, generation_id: int, now: float) -> None:
+    def check_commit(self, member_id: str, instance_id: str | None, generation_id: int, now: int) -> None:
         """Whether an OffsetCommit may write: members of the current generation, or anyone
         (generation -1) while the group is Empty (tools, manual assignment)."""
         if generation_id < 0 and self.state is EMPTY:
@@ -336,13 +339,13 @@ class Group:
         _settle(member.join_waiter, error=error)
         _settle(member.sync_waiter, error=error)
 
-    def _member_gone(self, now: float) -> None:
+    def _member_gone(self, now: int) -> None:
         if self.state in (STABLE, COMPLETING, PREPARING):
             self._prepare_rebalance("leave", now)
         self._maybe_complete_join(now)
 
     # -- timers ---------------------------------------------------------------------------
-    def tick(self, now: float) -> None:
+    def tick(self, now: int) -> None:
         """Apply every deadline that has passed: sessions, pending ids, rebalance, sync."""
         for m in [m for m in self.members.values() if not m.waiting and now >= m.session_deadline]:
             self._remove(m, ErrorCode.unknown_member_id)  # session timeout: the member is presumed dead
@@ -357,7 +360,7 @@ class Group:
                 self._member_gone(now)
         self._maybe_complete_join(now)
 
-    def _expire_rebalance(self, now: float) -> None:
+    def _expire_rebalance(self, now: int) -> None:
         """The rebalance timeout passed: members that did not rejoin are out."""
         for m in [m for m in self.members.values() if m.join_waiter is None]:
             self._remove(m, ErrorCode.unknown_member_id)
@@ -366,7 +369,7 @@ class Group:
         self.delay_until = now
         self._complete_join(now)
 
-    def next_deadline(self) -> float | None:
+    def next_deadline(self) -> int | None:
         """When ``tick`` next has something to do (None: nothing is scheduled)."""
         times = [m.session_deadline for m in self.members.values() if not m.waiting]
         times += self.pending.values()
@@ -384,7 +387,7 @@ class Group:
         self.members, self.static, self.pending, self.leader_id = {}, {}, {}, None
         self.state = EMPTY
 
-    def adopt(self, members: list[Member], generation_id: int, now: float) -> None:
+    def adopt(self, members: list[Member], generation_id: int, now: int) -> None:
         """Downgrade: a consumer group's classic members become this group's, in a Stable
         generation that at once starts a rebalance, so their leader assigns again."""
         self.members = {m.member_id: m for m in members}

@@ -56,7 +56,7 @@ class SyncResult:
 class Member(Membership):
     protocols: tuple[tuple[str, bytes], ...]
     assignment: bytes = b""
-    session_deadline: float = 0.0
+    session_deadline: int = 0  # on the coordinator's monotonic clock (ms)
     join_waiter: asyncio.Future | None = field(default=None, repr=False)
     sync_waiter: asyncio.Future | None = field(default=None, repr=False)
 
@@ -68,9 +68,9 @@ class Member(Membership):
     def metadata(self, protocol: str | None) -> bytes:
         return dict(self.protocols).get(protocol or "", b"")
 
-    def touch(self, now: float) -> None:
-        """A sign of life: the session timeout starts again."""
-        self.session_deadline = now + self.session_timeout_ms / 1000
+    def touch(self, now: int) -> None:
+        """A sign of life: the session timeout starts again (``now`` in monotonic ms)."""
+        self.session_deadline = now + self.session_timeout_ms
 
     @property
     def waiting(self) -> bool:

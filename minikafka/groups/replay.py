@@ -30,7 +30,7 @@ OtherRecord = Callable[[bytes, bytes | None], None]
 
 
 def replay(entries: Iterable, group_for: Callable[[str], Group], forget: Callable[[str], None],
-           now: float, other: OtherRecord | None = None) -> PendingTxnOffsets:
+           now: int, other: OtherRecord | None = None) -> PendingTxnOffsets:
     """Apply one partition's records; return the transactional offsets still pending.
 
     ``other`` gets the records that are neither offsets nor classic groups (key version
@@ -61,7 +61,7 @@ UNREADABLE = (struct.error, ValueError, UnicodeDecodeError, IndexError, TypeErro
 
 
 def _apply_or_skip(key: bytes, value: bytes | None, group_for: Callable[[str], Group],
-                   forget: Callable[[str], None], now: float,
+                   forget: Callable[[str], None], now: int,
                    other: OtherRecord | None = None) -> None:
     """A record that cannot be read is logged and skipped: one bad record must not keep
     a coordinator (and so the broker) from loading every other group."""
@@ -81,7 +81,7 @@ def _txn_offset(key: bytes, value: bytes) -> tuple:
 
 
 def _apply(key: bytes, value: bytes | None, group_for: Callable[[str], Group], forget: Callable[[str], None],
-           now: float, other: OtherRecord | None = None) -> None:
+           now: int, other: OtherRecord | None = None) -> None:
     kind, fields = offsets.parse_key(key)
     if kind == "offset":
         group_id, topic, partition = fields
@@ -106,7 +106,7 @@ def snapshot(group: Group) -> offsets.GroupRecord:
                                group.leader_id, group.state_timestamp_ms, members)
 
 
-def restore(group: Group, rec: offsets.GroupRecord, now: float) -> None:
+def restore(group: Group, rec: offsets.GroupRecord, now: int) -> None:
     """Loading is not a rebalance: the group resumes in the state its record describes
     (Stable with its members, or Empty), without going through the transition table."""
     group.protocol_type, group.generation_id = rec.protocol_type or None, rec.generation_id

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..broker import Broker
+from ..clock import SYSTEM, Clock
 from ..config import BrokerConfig
 from ..controller import Controller
 from ..metadata import ClusterMetadata
@@ -37,12 +38,12 @@ from .dispatch import RequestDispatcher, lift
 
 class DirectBroker:
     def __init__(self, config: Mapping[str, Any] | None = None, node_id: int = 1,
-                 address: tuple[str, int] = ("127.0.0.1", 9092)) -> None:
+                 address: tuple[str, int] = ("127.0.0.1", 9092), clock: Clock = SYSTEM) -> None:
         self.metadata = ClusterMetadata(BrokerConfig(dict(config or {})))
         brokers: dict[int, Broker] = {}
-        self.controller = Controller(self.metadata, Peers(brokers))
+        self.controller = Controller(self.metadata, Peers(brokers), clock)
         self.broker = Broker(node_id, self.metadata.broker_config(node_id), self.controller,
-                             self.controller.peers, None)
+                             self.controller.peers, None, clock=clock)
         brokers[node_id] = self.broker
         self.metadata.brokers[node_id] = address  # what Metadata and FindCoordinator answer
         self.metadata.racks[node_id] = None
@@ -78,11 +79,12 @@ class DirectBroker:
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]], config: Mapping[str, Any] | None = None,
-        topics: Mapping[str, int] | None = None) -> Any:
+        topics: Mapping[str, int] | None = None, clock: Clock = SYSTEM) -> Any:
     """``check``'s result, run against a fresh DirectBroker on an event loop of its own, with
-    ``topics`` (name -> partitions) created first; the broker is closed after."""
+    ``topics`` (name -> partitions) created first; the broker is closed after. ``clock`` is the
+    broker's (``minikafka.clock``): a ``ManualClock`` makes its timeouts move only when told."""
     async def main() -> Any:
-        async with DirectBroker(config) as broker:
+        async with DirectBroker(config, clock=clock) as broker:
             for name, partitions in (topics or {}).items():
                 broker.create_topic(name, partitions=partitions)
             return await check(broker)

@@ -18,14 +18,15 @@ KIP-903) is a follower broker's: it needs CLUSTER_ACTION, reads up to the log en
 than the high watermark, and is answered by the leader-side replication rules
 (``replica.fetcher.serve_follower``: the follower's progress, its leader epoch, DivergingEpoch).
 The handler sees only ``ports.FetchPort`` (``minikafka.fetch_access`` on the broker's side) and
-reads replicas through ``ports.ReadView``.
+reads replicas through ``ports.ReadView``; ``max_wait`` is measured on the port's monotonic
+clock (``minikafka.clock``, in ms), asyncio only told how long to sleep.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
+import datetime
 import uuid
 from typing import Any
 
@@ -43,6 +44,7 @@ READ_COMMITTED = 1
 FOLLOWER_FETCH_SINCE = 11  # KIP-392: the version that carries the consumer's rack
 REPLICA_STATE_SINCE = 15  # KIP-903: the replica id moved into ReplicaState
 NO_PREFERENCE = -1  # no preferred read replica: read from the broker asked
+MS = datetime.timedelta(milliseconds=1)
 Request = FetchRequest | NamedFetchRequest  # v13+ lifted to the newest, older ones to v12 (``upgrade``)
 
 
@@ -92,9 +94,10 @@ def _read_all(slots: list[_Slot], request: Request) -> int:
     return total
 
 
-async def _wait_for_data(slots: list[_Slot], seconds: float) -> None:
-    if seconds <= 0:
+async def _wait_for_data(slots: list[_Slot], ms: int) -> None:
+    if ms <= 0:
         return
+    seconds = ms / 1000
     waiters = [s.part.waiter() for s in slots if s.part is not None]
     if not waiters:  # nothing can arrive (no partitions): wait out max_wait without holding the loop
         await asyncio.sleep(seconds)
@@ -191,12 +194,12 @@ class Fetch:
                     s.part = self.port.follower_replica(s.topic, s.req.partition)
                 except KafkaError as e:
                     s.error = e.code
-        deadline = time.monotonic() + request.max_wait.total_seconds()
+        deadline = self.port.monotonic_ms() + request.max_wait // MS
         while True:
             for s in slots:
                 s.records = b""
             got = self._read_for_follower(slots, request, follower)
-            remaining = deadline - time.monotonic()
+            remaining = deadline - self.port.monotonic_ms()
             if (got >= request.min_bytes or remaining <= 0
                     or any(s.error != ErrorCode.none or s.diverging is not None for s in slots)):
                 break
@@ -214,10 +217,10 @@ class Fetch:
             elif not caller.allowed(Operation.READ, ResourceType.TOPIC, s.topic):
                 s.error = ErrorCode.topic_authorization_failed
         self._resolve(caller, [s for s in slots if s.error == ErrorCode.none], request)
-        deadline = time.monotonic() + request.max_wait.total_seconds()
+        deadline = self.port.monotonic_ms() + request.max_wait // MS
         while True:
             got = _read_all(slots, request)
-            remaining = deadline - time.monotonic()
+            remaining = deadline - self.port.monotonic_ms()
             if (got >= request.min_bytes or remaining <= 0
                     or any(s.error != ErrorCode.none or s.preferred != NO_PREFERENCE for s in slots)):
                 break

@@ -381,8 +381,8 @@ class SharePort(TopicIdsPort, Protocol):
         ...
 
     async def acquire_share_records(self, session: ShareSessionView, max_records: int, max_bytes: int,
-                                    max_wait_s: float, record_limit: bool) -> Mapping[SharePartition, FetchedView]:
-        """Records acquired for the session's member, waiting up to ``max_wait_s`` for some."""
+                                    max_wait_ms: int, record_limit: bool) -> Mapping[SharePartition, FetchedView]:
+        """Records acquired for the session's member, waiting up to ``max_wait_ms`` for some."""
         ...
 
     async def close_share_session(self, session: ShareSessionView) -> None:
@@ -890,6 +890,10 @@ class FetchPort(TopicIdsPort, Protocol):
 
     def follower_read(self, topic: str, index: int, follower: int, current_leader_epoch: int, fetch_offset: int,
                       last_fetched_epoch: int, max_bytes: int) -> FollowerReadView: ...
+
+    def monotonic_ms(self) -> int:
+        """The broker's monotonic clock in ms (``minikafka.clock``): how long a fetch has waited."""
+        ...
 
 
 class EpochsPort(Protocol):

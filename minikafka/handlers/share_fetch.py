@@ -32,6 +32,7 @@ from .ports import Caller, FetchedView, Response, SharePartition
 
 BATCH_OPTIMIZED, RECORD_LIMIT = 0, 1  # ShareAcquireMode (KIP-1206)
 FINAL_EPOCH = -1  # the share session epoch that closes the session
+MS = datetime.timedelta(milliseconds=1)
 
 
 def check_v2_fields(request: ShareFetchRequest) -> None:
@@ -66,7 +67,7 @@ class ShareFetch(_share.ShareHandler):
             await self.share.close_share_session(session)
         elif not request.is_renew_ack:
             fetched = await self.share.acquire_share_records(session, request.max_records, request.max_bytes,
-                                                             request.max_wait.total_seconds(),
+                                                             request.max_wait // MS,
                                                              request.share_acquire_mode == RECORD_LIMIT)
         lock_ms = self.share.share_lock_duration_ms(group_id)
         return self._respond(caller, fetched, ack_results, unknown, lock_ms)

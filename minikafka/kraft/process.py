@@ -6,6 +6,11 @@ and for tools (ApiVersions, DescribeQuorum). Every ``TICK_MS`` it runs the core'
 sends what the core left in its outbox. On SIGTERM or SIGINT a leader resigns first: it sends
 EndQuorumEpoch so that the others elect a successor at once instead of waiting out the fetch
 timeout (KIP-595's graceful shutdown).
+
+The clock is an injected ``minikafka.clock.Clock`` (``SYSTEM`` unless given). The Raft core
+and the quorum controller are driven by its wall milliseconds, as DescribeQuorum reports
+their timestamps in wall-clock time; how long a request waits for its record to commit is
+measured on its monotonic milliseconds.
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ import asyncio
 import contextlib
 import logging
 import signal
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode
 from ..protocol import codec
 from ..server import Listener
@@ -36,10 +41,6 @@ TICK_MS = 10
 RAFT_KEYS = (wire.VOTE, wire.BEGIN_QUORUM_EPOCH, wire.END_QUORUM_EPOCH, wire.FETCH, wire.FETCH_SNAPSHOT)
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 @dataclass(frozen=True)
 class ControllerSettings:
     node_id: int
@@ -54,12 +55,13 @@ class ControllerSettings:
 
 
 class ControllerProcess:
-    def __init__(self, settings: ControllerSettings):
+    def __init__(self, settings: ControllerSettings, clock: Clock = SYSTEM):
         self.settings = s = settings
+        self.clock = clock
         self.log = MetadataLog(s.log_dir)
         store = QuorumStateStore(Path(s.log_dir) / PARTITION_DIR, tuple(sorted(s.voters)))
-        self.node = RaftNode(s.node_id, set(s.voters), self.log, store, s.quorum, now_ms())
-        self.controller = QuorumController(self.node, s.session_timeout_ms, s.snapshot_bytes, now_ms())
+        self.node = RaftNode(s.node_id, set(s.voters), self.log, store, s.quorum, self.clock.wall_ms())
+        self.controller = QuorumController(self.node, s.session_timeout_ms, s.snapshot_bytes, self.clock.wall_ms())
         self.listener = Listener(self.handle_frame, s.host, s.port, idle_ms=-1)
         self.channels: dict[tuple[int, bool], PeerChannel] = {}
         self.stopping = asyncio.Event()
@@ -82,7 +84,7 @@ class ControllerProcess:
             sorted(self.settings.voters),
         )
         while not self.stopping.is_set():
-            self.controller.tick(now_ms())
+            self.controller.tick(self.clock.wall_ms())
             self._flush()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), TICK_MS / 1000)
@@ -90,7 +92,7 @@ class ControllerProcess:
 
     async def shutdown(self) -> None:
         """Resign if leading, give the EndQuorumEpoch requests a moment, then close."""
-        self.node.resign(now_ms())
+        self.node.resign(self.clock.wall_ms())
         sent = self._flush()
         if sent:
             await asyncio.wait(sent, timeout=self.settings.quorum.request_timeout_ms / 1000)
@@ -130,9 +132,9 @@ class ControllerProcess:
             response = wire.read_answer(api_key, body)
         except (OSError, TimeoutError, asyncio.IncompleteReadError, wire.BadAnswer) as e:
             log.debug("controller %d: %s to %d failed: %s", self.node.node_id, type(request).__name__, destination, e)
-            self.node.request_failed(destination, request, now_ms())
+            self.node.request_failed(destination, request, self.clock.wall_ms())
         else:
-            self.node.handle_response(destination, request, response, now_ms())
+            self.node.handle_response(destination, request, response, self.clock.wall_ms())
         self._flush()
 
     # -- requests to this controller
@@ -175,7 +177,7 @@ class ControllerProcess:
             request.current_metadata_offset,
             request.want_fence,
             request.want_shut_down,
-            now_ms(),
+            self.clock.wall_ms(),
         )
         return answers.broker_heartbeat(
             version, answer.error, answer.is_caught_up, answer.is_fenced, answer.should_shut_down
@@ -195,7 +197,7 @@ class ControllerProcess:
                 self.settings.cluster_id,
             )
             return wire.error_answer(api_key, version, ErrorCode.inconsistent_cluster_id)
-        return wire.answer(api_key, version, self.node.handle_request(message, now_ms()))
+        return wire.answer(api_key, version, self.node.handle_request(message, self.clock.wall_ms()))
 
     async def _admin(self, api_key: int, version: int, request: Any) -> Any:
         """Run an admin or AlterPartition request; the answer waits for the records it appended."""
@@ -209,11 +211,11 @@ class ControllerProcess:
     async def _committed(self, offset: int) -> ErrorCode | None:
         """Wait until ``offset`` commits: None, or why it may never (a lost leadership, a timeout)."""
         epoch = self.node.epoch
-        deadline = time.monotonic() + self.settings.quorum.request_timeout_ms / 1000
+        deadline = self.clock.monotonic_ms() + self.settings.quorum.request_timeout_ms
         while self.node.high_watermark <= offset:
             if not self.controller.is_active or self.node.epoch != epoch:
                 return ErrorCode.not_controller
-            if time.monotonic() > deadline:
+            if self.clock.monotonic_ms() > deadline:
                 return ErrorCode.request_timed_out
             await asyncio.sleep(TICK_MS / 1000)
         return None
@@ -222,14 +224,14 @@ class ControllerProcess:
         if request.cluster_id != self.settings.cluster_id:
             return answers.broker_registration(version, ErrorCode.inconsistent_cluster_id, -1)
         error, epoch = self.controller.register(
-            request.broker_id, request.incarnation_id, answers.listeners_of(request), request.rack, now_ms()
+            request.broker_id, request.incarnation_id, answers.listeners_of(request), request.rack, self.clock.wall_ms()
         )
         if error != ErrorCode.none:
             return answers.broker_registration(version, error, -1)
         self._flush()
-        deadline = time.monotonic() + self.settings.quorum.request_timeout_ms / 1000
+        deadline = self.clock.monotonic_ms() + self.settings.quorum.request_timeout_ms
         while self.node.high_watermark <= epoch:  # the answer waits for the record to commit
-            if time.monotonic() > deadline or not self.controller.is_active:
+            if self.clock.monotonic_ms() > deadline or not self.controller.is_active:
                 return answers.broker_registration(version, ErrorCode.request_timed_out, -1)
             await asyncio.sleep(TICK_MS / 1000)
         return answers.broker_registration(version, ErrorCode.none, epoch)

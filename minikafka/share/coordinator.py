@@ -9,14 +9,18 @@ other way round. Membership and assignment are ``group``'s business; this module
 routes heartbeats, applies the group's settings (``configs``), records each group and
 its epoch in ``__share_group_state`` (so the group is still listed after a restart),
 and expires members whose session timed out.
+
+Time is the injected ``minikafka.clock.Clock`` (the broker's ``SYSTEM``): a member's
+session deadline is its last heartbeat's monotonic milliseconds plus the group's
+``share.session.timeout.ms``; a test with a ``ManualClock`` calls ``expire_members``.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 
+from ..clock import SYSTEM, Clock
 from ..config import BrokerConfig
 from ..errors import ErrorCode, KafkaError
 from ..metadata import ClusterMetadata
@@ -27,13 +31,13 @@ from .states import RecordState
 from .state_topic import StateStore, group_key
 
 log = logging.getLogger("minikafka.share")
-MAX_IDLE_S = 5.0
+MAX_IDLE_MS = 5_000
 
 
 class ShareGroupCoordinator:
     def __init__(self, node_id: int, config: BrokerConfig, metadata: ClusterMetadata, store: StateStore,
                  coordinator_of: Callable[[str], int], other_group_type: Callable[[str], str | None],
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Clock = SYSTEM):
         self.node_id, self.config, self.metadata, self.store = node_id, config, metadata, store
         self.coordinator_of, self.other_group_type, self.clock = coordinator_of, other_group_type, clock
         self.groups: dict[str, ShareGroup] = {}
@@ -95,7 +99,7 @@ class ShareGroupCoordinator:
         settings = self.group_config(group_id)
         visible = {name: t for name, t in self.metadata.topics.items() if not t.internal}
         topics = {name: len(t.partitions) for name, t in visible.items()}
-        member, news = group.heartbeat(hb, topics, settings["share.session.timeout.ms"] / 1000, self.clock(),
+        member, news = group.heartbeat(hb, topics, settings["share.session.timeout.ms"], self.clock.monotonic_ms(),
                                        self.config["group.share.max.size"], {n: t.topic_id for n, t in visible.items()})
         self.alarm.ring()
         return member, news and member.member_epoch != LEAVE_EPOCH, settings["share.heartbeat.interval.ms"]
@@ -135,7 +139,7 @@ class ShareGroupCoordinator:
 
     # -- session timeouts ---------------------------------------------------------------------------
     def expire_members(self) -> list[tuple[str, str]]:
-        now = self.clock()
+        now = self.clock.monotonic_ms()
         return [(g.group_id, m) for g in list(self.groups.values()) for m in g.expire(now)]
 
     async def run(self) -> None:
@@ -146,8 +150,9 @@ class ShareGroupCoordinator:
             except Exception:
                 log.exception("share group session timer failed")
             deadlines = [d for d in (g.next_deadline() for g in self.groups.values()) if d is not None]
-            wait_s = min([MAX_IDLE_S] + [d - self.clock() for d in deadlines])
-            await self.alarm.sleep(wait_s + 0.001)
+            now = self.clock.monotonic_ms()
+            wait_ms = min([MAX_IDLE_MS] + [d - now for d in deadlines])
+            await self.alarm.sleep((wait_ms + 1) / 1000)
 
 
 def _offset_and_lag(snapshot: dict | None, high_watermark: int | None) -> tuple[int, int]:

@@ -34,7 +34,7 @@ class ShareMember:
     subscribed: tuple[str, ...] = ()
     member_epoch: int = 0
     assignment: Assignment = field(default_factory=dict)
-    deadline: float = 0.0  # seconds on the coordinator's clock: removed when no heartbeat came by then
+    deadline: int = 0  # monotonic ms on the coordinator's clock: removed when no heartbeat came by then
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,14 @@ class ShareGroup:
         return {t for m in self.members.values() for t in m.subscribed}
 
     # -- ShareGroupHeartbeat ---------------------------------------------------------------------
-    def heartbeat(self, hb: Heartbeat, topics: Mapping[str, int], session_timeout_s: float, now: float,
+    def heartbeat(self, hb: Heartbeat, topics: Mapping[str, int], session_timeout_ms: int, now: int,
                   max_size: int, topic_ids: Mapping[str, str] | None = None) -> tuple[ShareMember, bool]:
         """Apply one heartbeat; return the member and whether its assignment is news to it.
 
-        ``topics`` is the cluster's topics with their partition counts, ``topic_ids`` their ids
-        (a topic deleted and created again under the same name between two heartbeats has the
-        same name and size but a new id: the members must learn it).
+        ``now`` is monotonic ms on the coordinator's clock; the member's session ends
+        ``session_timeout_ms`` later. ``topics`` is the cluster's topics with their partition
+        counts, ``topic_ids`` their ids (a topic deleted and created again under the same name
+        between two heartbeats has the same name and size but a new id: the members must learn it).
         """
         if hb.member_epoch == LEAVE_EPOCH:
             return self.leave(hb.member_id), False
@@ -80,7 +81,7 @@ class ShareGroup:
         wanted = tuple(sorted(set(hb.subscribed))) if hb.subscribed is not None else member.subscribed
         changed, member.subscribed = wanted != member.subscribed, wanted
         member.rack_id = hb.rack_id if hb.rack_id is not None else member.rack_id
-        member.deadline = now + session_timeout_s
+        member.deadline = now + session_timeout_ms
         self._reassign(topics, changed, topic_ids or {})
         behind = member.member_epoch != self.assignment_epoch
         news = behind or hb.member_epoch == JOIN_EPOCH or hb.subscribed is not None
@@ -144,12 +145,12 @@ class ShareGroup:
             self.on_epoch(self)
 
     # -- timers ---------------------------------------------------------------------------------
-    def expire(self, now: float) -> list[str]:
+    def expire(self, now: int) -> list[str]:
         """Remove members whose session timed out; their ids."""
         gone = [m.member_id for m in self.members.values() if m.deadline <= now]
         for member_id in gone:
             self.leave(member_id)
         return gone
 
-    def next_deadline(self) -> float | None:
+    def next_deadline(self) -> int | None:
         return min((m.deadline for m in self.members.values()), default=None)

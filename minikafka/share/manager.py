@@ -11,6 +11,10 @@ task expires the locks. Every change is written to ``__share_group_state``
 (``state_topic``), and a share-partition is read back from there when this broker first
 needs it (a restart, a new leader); a new one starts where the group's
 ``share.auto.offset.reset`` says.
+
+Time is the injected ``minikafka.clock.Clock`` (the broker's ``SYSTEM``), in monotonic
+milliseconds: lock deadlines, and how long a ShareFetch may still wait. A test that gives a
+``ManualClock`` runs ``expire_locks`` by hand after moving it.
 """
 
 from __future__ import annotations
@@ -19,18 +23,19 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from ..records import BatchHeader
 from ..replica.partition import Partition
 from ..replica.peers import LocalReplicas
 from .alarm import Alarm, Waiters
 from .configs import GroupConfig
-from .partition import Acquired, AckBatch, Clock, SharePartition, monotonic_ms
+from .partition import Acquired, AckBatch, SharePartition
 from .sessions import FINAL_EPOCH, INITIAL_EPOCH, SharePartitionId, ShareSession, ShareSessionCache
 from .state_topic import StateStore, partition_key
 
 log = logging.getLogger("minikafka.share")
-MAX_IDLE_S = 5.0
+MAX_IDLE_MS = 5_000
 
 
 @dataclass
@@ -43,7 +48,7 @@ class Fetched:
 
 
 class SharePartitionManager:
-    def __init__(self, replicas: LocalReplicas, store: StateStore, clock: Clock = monotonic_ms):
+    def __init__(self, replicas: LocalReplicas, store: StateStore, clock: Clock = SYSTEM):
         self.replicas, self.store, self.clock = replicas, store, clock
         self.config, self.metadata = replicas.config, replicas.metadata
         self.partitions: dict[tuple[str, str, int], SharePartition] = {}  # (group, topic id, index)
@@ -186,19 +191,18 @@ class SharePartitionManager:
         return results
 
     # -- acquiring ----------------------------------------------------------------------------------
-    async def fetch(self, session: ShareSession, max_records: int, max_bytes: int, max_wait_s: float,
+    async def fetch(self, session: ShareSession, max_records: int, max_bytes: int, max_wait_ms: int,
                     record_limit: bool = False) -> dict[SharePartitionId, Fetched]:
-        """Acquire records for the member from its session's partitions, waiting up to ``max_wait_s``;
+        """Acquire records for the member from its session's partitions, waiting up to ``max_wait_ms``;
         ``record_limit``: KIP-1206's record-limit mode, never more than ``max_records`` in all."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max_wait_s
+        deadline = self.clock.monotonic_ms() + max_wait_ms
         while True:
             out, waits = self._acquire_all(session, max_records, max_bytes, record_limit)
-            remaining = deadline - loop.time()
+            remaining = deadline - self.clock.monotonic_ms()
             if remaining <= 0 or any(f.acquired or f.error for f in out.values()):
                 return out
             waits.append(self.available.waiter())
-            _, pending = await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            _, pending = await asyncio.wait(waits, timeout=remaining / 1000, return_when=asyncio.FIRST_COMPLETED)
             for future in pending:
                 future.cancel()
 
@@ -269,7 +273,7 @@ class SharePartitionManager:
         part = self.replicas.local_replica(topic, index)
         return part is not None and part.is_leader
 
-    def next_lock_deadline(self) -> float | None:
+    def next_lock_deadline(self) -> int | None:
         deadlines = [d for d in (s.next_lock_deadline() for s in self.partitions.values()) if d is not None]
         return min(deadlines, default=None)
 
@@ -281,8 +285,8 @@ class SharePartitionManager:
             except Exception:  # a bug in one share-partition must not stop every lock timer
                 log.exception("share-partition lock timer failed")
             deadline = self.next_lock_deadline()
-            wait_s = MAX_IDLE_S if deadline is None else min(MAX_IDLE_S, (deadline - self.clock()) / 1000)
-            await self.alarm.sleep(wait_s + 0.001)
+            wait_ms = MAX_IDLE_MS if deadline is None else min(MAX_IDLE_MS, deadline - self.clock.monotonic_ms())
+            await self.alarm.sleep((wait_ms + 1) / 1000)
 
     # -- what a teacher may look at -----------------------------------------------------------------
     def describe(self, group_id: str, topic: str, index: int) -> dict | None:

@@ -10,7 +10,9 @@ acknowledgements, lock timeouts and released sessions move records on as
 ``states.TRANSITIONS`` allows, and the start offset advances past every record that will
 never be delivered again. ``group.share.partition.max.record.locks`` bounds the window.
 
-This module is pure: no log, no socket, an injected clock in milliseconds. The
+This module is pure: no log, no socket, and an injected ``minikafka.clock.Clock``: an
+acquisition lock expires at its monotonic milliseconds plus the lock duration, exactly
+(a test moves a ``ManualClock`` past it). The
 share-partition leader (``manager``) reads the log, calls it, and persists
 ``snapshot()`` in ``__share_group_state``; ``restore`` rebuilds it after a restart (a
 lock does not survive a restart: acquired records come back available, their
@@ -19,19 +21,14 @@ delivery counts kept).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from .states import ACK_EVENTS, AckType, RecordState, next_state
 
 S = RecordState
-Clock = Callable[[], float]
-
-
-def monotonic_ms() -> float:
-    return time.monotonic() * 1000
 
 
 @dataclass
@@ -41,12 +38,12 @@ class InFlight:
     state: RecordState = S.AVAILABLE
     delivery_count: int = 0
     member_id: str | None = None
-    lock_deadline: float = 0.0  # on the share-partition's clock, while acquired
+    lock_deadline: int = 0  # monotonic ms on the share-partition's clock, while acquired
 
     def move(self, event: str) -> None:
         self.state = next_state(self.state, event)
         if self.state is not S.ACQUIRED:
-            self.member_id, self.lock_deadline = None, 0.0
+            self.member_id, self.lock_deadline = None, 0
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ class AckBatch:
 
 class SharePartition:
     def __init__(self, start_offset: int, delivery_count_limit: int = 5, max_record_locks: int = 2000,
-                 clock: Clock = monotonic_ms):
+                 clock: Clock = SYSTEM):
         self.start_offset = self.end_offset = start_offset
         self.records: dict[int, InFlight] = {}
         self.delivery_count_limit, self.max_record_locks = delivery_count_limit, max_record_locks
@@ -95,7 +92,7 @@ class SharePartition:
         record-limit mode): then never more than ``max_records``, even mid-batch.
         Returns the acquired runs.
         """
-        deadline, taken = self.clock() + lock_duration_ms, list[int]()
+        deadline, taken = self.clock.monotonic_ms() + lock_duration_ms, list[int]()
         for base, last in batches:
             if len(taken) >= max_records:
                 break
@@ -165,7 +162,7 @@ class SharePartition:
             for offset in range(batch.first_offset, batch.last_offset + 1):
                 kind = batch.type_of(offset)
                 if kind is AckType.RENEW:
-                    self.records[offset].lock_deadline = self.clock() + (renew_ms or 0)
+                    self.records[offset].lock_deadline = self.clock.monotonic_ms() + (renew_ms or 0)
                 else:
                     self._finish(self.records[offset], ACK_EVENTS[kind])
         self._advance_start()
@@ -195,7 +192,7 @@ class SharePartition:
     # -- locks and members ------------------------------------------------------------------------
     def expire_locks(self) -> int:
         """Records whose acquisition lock ran out become available again (or archived)."""
-        now, expired = self.clock(), 0
+        now, expired = self.clock.monotonic_ms(), 0
         for record in self.records.values():
             if record.state is S.ACQUIRED and record.lock_deadline <= now:
                 self._finish(record, "lock timeout")
@@ -204,7 +201,7 @@ class SharePartition:
             self._advance_start()
         return expired
 
-    def next_lock_deadline(self) -> float | None:
+    def next_lock_deadline(self) -> int | None:
         return min((r.lock_deadline for r in self.records.values() if r.state is S.ACQUIRED), default=None)
 
     def release_member(self, member_id: str) -> int:
@@ -261,7 +258,7 @@ class SharePartition:
 
     @classmethod
     def restore(cls, snapshot: dict, delivery_count_limit: int = 5, max_record_locks: int = 2000,
-                clock: Clock = monotonic_ms) -> SharePartition:
+                clock: Clock = SYSTEM) -> SharePartition:
         part = cls(int(snapshot["start_offset"]), delivery_count_limit, max_record_locks, clock)
         part.end_offset = max(part.start_offset, int(snapshot["end_offset"]))
         part.state_epoch = int(snapshot.get("state_epoch", 0)) + 1

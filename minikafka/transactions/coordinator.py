@@ -23,6 +23,11 @@ Each transactional id moves one step at a time: a per-id lock serialises EndTxn,
 InitProducerId, AddPartitions and the timer, so a transaction is completed once.
 The coordinator knows only its own broker's replicas (``LocalReplicas``) and reaches
 partition leaders elsewhere through ``Peers`` (WriteTxnMarkers).
+
+Time is the injected ``minikafka.clock.Clock``'s wall milliseconds, as in Kafka: a
+transaction's start and last update are written to ``__transaction_state`` and read back
+by the next coordinator, possibly in another process, where a monotonic reading would
+mean nothing; ``transaction.timeout.ms`` is measured from that stored start.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from .. import records
-from ..clock import now_ms
+from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from ..groups import offsets
 from ..replica.partition import Partition
@@ -56,8 +61,9 @@ partition_for_key = offsets.partition_for
 
 
 class TransactionCoordinator:
-    def __init__(self, replicas: LocalReplicas, peers: Peers, ensure_offsets_topic: Callable[[], None]):
-        self.replicas, self.peers, self.metadata = replicas, peers, replicas.metadata
+    def __init__(self, replicas: LocalReplicas, peers: Peers, ensure_offsets_topic: Callable[[], None],
+                 clock: Clock = SYSTEM):
+        self.replicas, self.peers, self.metadata, self.clock = replicas, peers, replicas.metadata, clock
         self.config, self.node_id = replicas.config, replicas.node_id
         self.ensure_offsets_topic = ensure_offsets_topic
         self.txns: dict[str, TxnMetadata] = {}
@@ -111,7 +117,7 @@ class TransactionCoordinator:
         (Kafka's coordinator appends with acks=all), so a new coordinator sees it too."""
         if state != meta.state:
             states.check(meta.state, state)
-        meta.state, meta.last_update_ms = state, now_ms()
+        meta.state, meta.last_update_ms = state, self.clock.wall_ms()
         part = self._state_partition(meta.transactional_id)
         version = 1 if self.config["transaction.version"] >= 2 else 0  # v1 keeps the tagged fields of v2
         rec = records.Record(0, meta.last_update_ms, txnlog.encode_key(meta.transactional_id),
@@ -181,7 +187,7 @@ class TransactionCoordinator:
             if info is None or index >= len(info.partitions):
                 raise KafkaError(ErrorCode.unknown_topic_or_partition, f"{topic}-{index} does not exist.")
         if meta.state in FINISHED:
-            meta.partitions, meta.start_ms = set(), now_ms()
+            meta.partitions, meta.start_ms = set(), self.clock.wall_ms()
         meta.partitions |= set(partitions)
         await self._persist(meta, TxnState.ONGOING)
 
@@ -308,7 +314,7 @@ class TransactionCoordinator:
         """Abort transactions past their timeout; retry markers that could not be written."""
         while True:
             await asyncio.sleep(interval_s)
-            now = now_ms()
+            now = self.clock.wall_ms()
             for meta in list(self.txns.values()):
                 try:
                     await self.tick(meta, now)
@@ -339,7 +345,7 @@ class TransactionCoordinator:
         """Forget an idle id: a tombstone in __transaction_state, then DEAD (and gone)."""
         part = self._state_partition(meta.transactional_id)
         states.check(meta.state, TxnState.DEAD)
-        tombstone = records.Record(0, now_ms(), txnlog.encode_key(meta.transactional_id), None)
+        tombstone = records.Record(0, self.clock.wall_ms(), txnlog.encode_key(meta.transactional_id), None)
         await self._replicated(part, part.append_batches([records.build_batch([tombstone])]).last_offset + 1)
         meta.state = TxnState.DEAD
         del self.txns[meta.transactional_id]

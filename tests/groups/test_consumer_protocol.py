@@ -24,12 +24,12 @@ def new_group(topics=TOPICS, settings=SETTINGS) -> ConsumerGroup:
     return ConsumerGroup("g", settings, lambda: dict(topics))
 
 
-def join(group, member_id, now=0.0, topics=("t",), **kw):
+def join(group, member_id, now=0, topics=("t",), **kw):
     return group.heartbeat(Heartbeat(member_id, 0, rebalance_timeout_ms=30_000, subscribed_topic_names=topics,
                                      owned=frozenset(), **kw), now)
 
 
-def beat(group, member_id, epoch, owned=None, now=0.0, **kw):
+def beat(group, member_id, epoch, owned=None, now=0, **kw):
     return group.heartbeat(Heartbeat(member_id, epoch, owned=owned, **kw), now)
 
 
@@ -106,7 +106,7 @@ def test_a_regex_subscription_follows_topics_as_they_are_created():
     topics = {"orders-eu": 1}
     group = ConsumerGroup("g", SETTINGS, lambda: dict(topics))
     result = group.heartbeat(Heartbeat("a", 0, rebalance_timeout_ms=1000, subscribed_topic_regex="orders-.*",
-                                       owned=frozenset()), 0.0)
+                                       owned=frozenset()), 0)
     assert result.assignment == tps(0, topic="orders-eu")
     topics["orders-us"], topics["payments"] = 1, 1
     assert beat(group, "a", 1).assignment == tps(0, topic="orders-eu") | tps(0, topic="orders-us")
@@ -148,28 +148,28 @@ def test_a_fenced_member_rejoins_with_epoch_zero_and_gets_its_partitions_back():
      ErrorCode.invalid_regular_expression),
 ])
 def test_malformed_heartbeats_get_kafkas_error(heartbeat, code):
-    assert error_of(lambda: new_group().heartbeat(heartbeat, 0.0)) == code
+    assert error_of(lambda: new_group().heartbeat(heartbeat, 0)) == code
 
 
 # -- timeouts ----------------------------------------------------------------------------------
 def test_a_silent_member_is_removed_after_the_session_timeout():
     group = new_group()
-    join(group, "a", now=0.0)
-    join(group, "b", now=0.0)
-    beat(group, "a", 1, now=40.0)
-    assert group.next_deadline() == 45.0
-    assert group.tick(45.0) == ["b"] and group.group_epoch == 3
+    join(group, "a", now=0)
+    join(group, "b", now=0)
+    beat(group, "a", 1, now=40_000)
+    assert group.next_deadline() == 45_000
+    assert group.tick(45_000) == ["b"] and group.group_epoch == 3
 
 
 def test_a_member_that_does_not_revoke_within_its_rebalance_timeout_is_removed():
     group = new_group()
-    join(group, "a", now=0.0)
-    join(group, "b", now=1.0)
-    beat(group, "a", 1, now=2.0)  # must revoke; the rebalance timeout (30 s) starts
-    beat(group, "a", 1, owned=tps(0, 1, 2, 3), now=20.0)  # still owns them
-    assert group.tick(31.9) == []
-    assert group.tick(32.0) == ["a"]
-    assert beat(group, "b", 2, now=32.0).assignment == tps(0, 1, 2, 3)
+    join(group, "a", now=0)
+    join(group, "b", now=1000)
+    beat(group, "a", 1, now=2000)  # must revoke; the rebalance timeout (30 s) starts
+    beat(group, "a", 1, owned=tps(0, 1, 2, 3), now=20_000)  # still owns them
+    assert group.tick(31_900) == []
+    assert group.tick(32_000) == ["a"]
+    assert beat(group, "b", 2, now=32_000).assignment == tps(0, 1, 2, 3)
 
 
 # -- static membership (group.instance.id) --------------------------------------------------------
@@ -193,12 +193,12 @@ def test_a_second_instance_with_the_same_instance_id_is_refused_while_the_first_
 
 def test_a_static_member_that_does_not_come_back_is_removed_after_the_session_timeout():
     group = new_group()
-    join(group, "a", instance_id="i-1", now=0.0)
-    join(group, "b", now=0.0)
-    beat(group, "a", -2, instance_id="i-1", now=1.0)
-    beat(group, "b", 2, now=30.0)
-    assert group.tick(44.0) == []
-    assert group.tick(45.0) == ["a"]
+    join(group, "a", instance_id="i-1", now=0)
+    join(group, "b", now=0)
+    beat(group, "a", -2, instance_id="i-1", now=1000)
+    beat(group, "b", 2, now=30_000)
+    assert group.tick(44_000) == []
+    assert group.tick(45_000) == ["a"]
 
 
 # -- commits: the member epoch is the generation ------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from minikafka.config import BrokerConfig
 from minikafka.errors import ErrorCode, KafkaError
+from minikafka.clock import ManualClock
 from minikafka.groups.consumer.group import Heartbeat
 from minikafka.groups.consumer.coordinator import metadata_key, metadata_value, parse_metadata
 from minikafka.groups.coordinator import GroupCoordinator
@@ -23,7 +24,7 @@ from tests.groups.test_offsets_persist import join_request, stable_member
 
 
 def coordinator(topic: MemoryOffsetsTopic) -> GroupCoordinator:
-    return GroupCoordinator(1, BrokerConfig({"group.initial.rebalance.delay.ms": 0}), topic, clock=lambda: 0.0)
+    return GroupCoordinator(1, BrokerConfig({"group.initial.rebalance.delay.ms": 0}), topic, clock=ManualClock())
 
 
 def memory_topic() -> MemoryOffsetsTopic:
@@ -72,7 +73,7 @@ def test_a_consumer_heartbeat_upgrades_a_classic_group_with_members_unless_the_p
     async def scenario(policy: str) -> GroupCoordinator:
         c = GroupCoordinator(1, BrokerConfig({"group.initial.rebalance.delay.ms": 0,
                                               "group.consumer.migration.policy": policy}), memory_topic(),
-                             clock=lambda: 0.0)
+                             clock=ManualClock())
         joined = await c.join("g", join_request())
         await c.sync("g", joined.member_id, None, 1, {joined.member_id: encode_assignment([("t", 0), ("t", 1)])})
         if policy == "disabled":

@@ -22,7 +22,7 @@ from minikafka.groups.coordinator import GroupCoordinator
 from minikafka.groups.member import JoinRequest
 from minikafka.groups.offsets import CommittedOffset
 from minikafka.groups.offsets_topic import MemoryOffsetsTopic
-from minikafka.clock import now_ms
+from minikafka.clock import ManualClock
 from minikafka.protocol import codec
 from tests.groups.helpers import KafkaPythonMember, committed, create_topic, produce, wait_until
 from tests.rawclient import RawClient
@@ -52,7 +52,7 @@ def test_offset_records_use_kafkas_layout():
 # -- the coordinator on an in-memory topic ------------------------------------------------------
 def coordinator(topic: MemoryOffsetsTopic, **config) -> GroupCoordinator:
     settings = {"group.initial.rebalance.delay.ms": 0, **config}  # the clock stands still here
-    return GroupCoordinator(1, BrokerConfig(settings), topic, clock=lambda: 0.0)
+    return GroupCoordinator(1, BrokerConfig(settings), topic, clock=ManualClock())
 
 
 def join_request(member_id: str = "") -> JoinRequest:
@@ -72,7 +72,8 @@ def test_a_new_coordinator_rebuilds_offsets_and_groups_from_the_topic():
     async def scenario():
         first = coordinator(topic)
         member, generation = await stable_member(first, "g")
-        result = await first.commit("g", member, None, generation, [("t", 0, CommittedOffset(7, -1, "m", now_ms()))])
+        stamp = first.clock.wall_ms()
+        result = await first.commit("g", member, None, generation, [("t", 0, CommittedOffset(7, -1, "m", stamp))])
         assert result == {("t", 0): ErrorCode.none}
         bad = await first.commit("g", member, None, generation, [("nope", 0, CommittedOffset(1))])
         assert bad == {("nope", 0): ErrorCode.unknown_topic_or_partition}
@@ -131,8 +132,8 @@ def test_offsets_of_an_empty_group_expire_after_retention():
     async def scenario():
         c = coordinator(topic, **{"offsets.retention.minutes": 10})
         member, generation = await stable_member(c, "g")
-        await c.commit("g", member, None, generation, [("t", 0, CommittedOffset(3, -1, "", now_ms()))])
-        assert c.expire_offsets(now_ms() + 11 * 60_000) == 0  # the group is not empty
+        await c.commit("g", member, None, generation, [("t", 0, CommittedOffset(3, -1, "", c.clock.wall_ms()))])
+        assert c.expire_offsets(c.clock.wall_ms() + 11 * 60_000) == 0  # the group is not empty
         c.leave("g", [(member, None)])
         empty_since = c.groups["g"].state_timestamp_ms
         assert c.expire_offsets(empty_since + 9 * 60_000) == 0

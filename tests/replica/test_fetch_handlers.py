@@ -85,6 +85,9 @@ class FakeReplicas:
             raise self.error
         return Read(b"" if self.diverging else b"replicated", self.diverging)
 
+    def monotonic_ms(self) -> int:
+        return 0  # the clock stands still: every fetch here waits 0 ms (WAIT)
+
     def epoch_end_offset(self, topic: str, index: int, current_leader_epoch: int, leader_epoch: int
                          ) -> tuple[int, int]:
         if self.error is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from minikafka.clock import ManualClock
 from minikafka.errors import ErrorCode, KafkaError
 from minikafka.share.partition import Acquired, AckBatch, SharePartition
 from minikafka.share.states import TRANSITIONS, AckType, IllegalTransition, RecordState, next_state
@@ -14,17 +15,9 @@ ACCEPT, RELEASE, REJECT, GAP = AckType.ACCEPT, AckType.RELEASE, AckType.REJECT, 
 LOCK_MS = 1000
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 0.0
-
-    def __call__(self) -> float:
-        return self.ms
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 def share(clock, start=0, limit=5, locks=2000) -> SharePartition:
@@ -71,9 +64,9 @@ def test_a_lock_that_runs_out_makes_the_record_available_to_others(clock):
     sp = share(clock)
     sp.acquire("a", [(0, 0)], 10, LOCK_MS)
     assert sp.next_lock_deadline() == LOCK_MS
-    clock.ms = LOCK_MS - 1
-    assert sp.expire_locks() == 0
-    clock.ms = LOCK_MS
+    clock.advance(LOCK_MS - 1)
+    assert sp.expire_locks() == 0, "not a millisecond before the lock duration"
+    clock.advance(1)
     assert sp.expire_locks() == 1
     assert sp.acquire("b", [(0, 0)], 10, LOCK_MS) == [Acquired(0, 0, 2)]
     with pytest.raises(KafkaError) as e:
@@ -94,7 +87,7 @@ def test_the_delivery_count_limit_archives_a_record_instead_of_offering_it_again
     sp.acquire("a", [(0, 1)], 10, LOCK_MS)
     sp.acknowledge("a", [ack(0, 0, RELEASE), ack(1, 1, ACCEPT)])
     assert sp.acquire("a", [(0, 1)], 10, LOCK_MS) == [Acquired(0, 0, 2)]
-    clock.ms += LOCK_MS  # the second delivery times out: that was the last one allowed
+    clock.advance(LOCK_MS)  # the second delivery times out: that was the last one allowed
     sp.expire_locks()
     assert (sp.start_offset, sp.records) == (2, {}), "archived at delivery count 2"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from minikafka.clock import ManualClock
 from minikafka.errors import ErrorCode, KafkaError
 from minikafka.share.coordinator import ShareGroupCoordinator
 from minikafka.share.group import Heartbeat, ShareGroup
@@ -49,8 +50,8 @@ def test_the_session_epoch_wraps_to_one():
 
 
 # -- share group membership -------------------------------------------------------------------------
-def beat(group: ShareGroup, member: str, epoch: int, topics=None, now: float = 0.0, max_size: int = 200):
-    return group.heartbeat(Heartbeat(member, epoch, topics), TOPICS, 45.0, now, max_size)
+def beat(group: ShareGroup, member: str, epoch: int, topics=None, now: int = 0, max_size: int = 200):
+    return group.heartbeat(Heartbeat(member, epoch, topics), TOPICS, 45_000, now, max_size)
 
 
 def test_every_member_gets_every_partition_of_its_topics():
@@ -79,26 +80,26 @@ def test_a_stale_epoch_is_fenced_and_an_unknown_member_must_rejoin():
 def test_leaving_and_timing_out_remove_members_and_bump_the_group_epoch():
     group = ShareGroup("g")
     beat(group, "a", 0, ["orders"], now=0)
-    beat(group, "b", 0, ["orders"], now=10)
+    beat(group, "b", 0, ["orders"], now=10_000)
     left, _ = beat(group, "b", -1)
     assert left.member_epoch == -1 and group.group_epoch == 3
     assert code_of(beat, group, "b", -1) == ErrorCode.unknown_member_id
-    assert group.next_deadline() == 45.0
-    assert group.expire(44.9) == [] and group.expire(45.0) == ["a"]
+    assert group.next_deadline() == 45_000
+    assert group.expire(44_999) == [] and group.expire(45_000) == ["a"]
     assert group.state == "Empty" and group.group_epoch == 4
 
 
 def test_a_topic_that_grows_gives_a_new_assignment():
     group = ShareGroup("g")
     beat(group, "a", 0, ["orders"])
-    member, news = group.heartbeat(Heartbeat("a", 1), {"orders": 5}, 45.0, 0.0, 200)
+    member, news = group.heartbeat(Heartbeat("a", 1), {"orders": 5}, 45_000, 0, 200)
     assert news and member.member_epoch == 2 and member.assignment == {"orders": (0, 1, 2, 3, 4)}
 
 
 def test_a_full_group_refuses_one_more_member():
     group = ShareGroup("g")
     beat(group, "a", 0, ["orders"], max_size=1)
-    assert code_of(beat, group, "b", 0, ["orders"], 0.0, 1) == ErrorCode.group_max_size_reached
+    assert code_of(beat, group, "b", 0, ["orders"], 0, 1) == ErrorCode.group_max_size_reached
 
 
 # -- the coordinator ----------------------------------------------------------------------------------
@@ -109,10 +110,10 @@ class Metadata:
         self.group_configs: dict = {}
 
 
-def coordinator(store=None, leader=1, classic=()):
+def coordinator(store=None, leader=1, classic=(), clock=None):
     from minikafka.config import BrokerConfig
     return ShareGroupCoordinator(1, BrokerConfig(), Metadata(), store or MemoryStateStore(), lambda g: leader,
-                                 lambda g: "consumer" if g in classic else None, clock=lambda: 0.0)
+                                 lambda g: "consumer" if g in classic else None, clock=clock or ManualClock())
 
 
 def test_a_group_id_of_a_consumer_group_is_not_a_share_group():

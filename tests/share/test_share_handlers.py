@@ -102,7 +102,7 @@ class FakeShare:
         self.calls.append(("acknowledge", acks))
         return {tp: self.acked.get(tp) for tp in acks}
 
-    async def acquire_share_records(self, session: object, max_records: int, max_bytes: int, max_wait_s: float,
+    async def acquire_share_records(self, session: object, max_records: int, max_bytes: int, max_wait_ms: int,
                                     record_limit: bool) -> Mapping[tuple[str, int], Fetched]:
         self.calls.append(("acquire", max_records, record_limit))
         return self.fetched

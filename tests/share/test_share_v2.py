@@ -3,8 +3,8 @@
 (type 4) that restarts an acquisition lock, ``IsRenewAck`` (renew, fetch nothing), the lock
 duration ShareAcknowledge v2 answers, and Kafka's errors for what a v2 request may not say.
 
-The share-partition manager's clock is a fake one the test moves, and its lock timer is run
-by hand (``expire_locks``), so a lock's expiry is exact, not slept for.
+The broker's clock is a ``ManualClock`` the test moves, and the lock timer is run by hand
+(``expire_locks``), so a lock's expiry is exact, not slept for.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from minikafka.clock import ManualClock
 from minikafka.errors import ErrorCode
 from minikafka.handlers import direct
 from minikafka.handlers.direct import DirectBroker
@@ -31,20 +32,10 @@ GROUP, MEMBER = "g", "m1"
 Acks = tuple[tuple[int, int, int], ...]  # (first offset, last offset, acknowledge type)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(check: Callable[[DirectBroker, Clock], Awaitable[Any]], renew: bool = True) -> Any:
+def run(check: Callable[[DirectBroker, ManualClock], Awaitable[Any]], renew: bool = True) -> Any:
     """``check`` on a broker with topic ``orders`` holding one batch of five records (offsets 0-4)
     that member m1's share session (open, epoch 1) may acquire; ``renew``: the group allows Renew."""
     async def main(broker: DirectBroker) -> Any:
-        clock = Clock()
-        broker.broker.share_partitions.clock = clock
         await alter_group(broker, "share.auto.offset.reset", "earliest")
         if renew:
             await alter_group(broker, "share.renew.acknowledge.enable", "true")
@@ -53,7 +44,8 @@ def run(check: Callable[[DirectBroker, Clock], Awaitable[Any]], renew: bool = Tr
         assert opened.error_code == ErrorCode.none and not acquired(opened)
         return await check(broker, clock)
     config = {"group.share.record.lock.duration.ms": LOCK_MS, "group.share.min.record.lock.duration.ms": 1000}
-    return direct.run(main, config, {"orders": 1})
+    clock = ManualClock(monotonic_ms=1_000_000)
+    return direct.run(main, config, {"orders": 1}, clock)
 
 
 async def alter_group(broker: DirectBroker, name: str, value: str) -> None:
@@ -117,7 +109,7 @@ def states(broker: DirectBroker) -> dict[int, str]:
 
 
 def test_record_limit_acquires_no_more_than_max_records_even_mid_batch():
-    async def check(broker: DirectBroker, _clock: Clock) -> tuple[Any, Any]:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> tuple[Any, Any]:
         limited = await broker.call(share_fetch(2, broker, 1, max_records=2, share_acquire_mode=RECORD_LIMIT))
         optimized = await broker.call(share_fetch(2, broker, 2, max_records=2, share_acquire_mode=BATCH_OPTIMIZED))
         return limited, optimized
@@ -129,22 +121,22 @@ def test_record_limit_acquires_no_more_than_max_records_even_mid_batch():
 
 
 def test_a_v1_share_fetch_is_batch_optimized():
-    async def check(broker: DirectBroker, _clock: Clock) -> Any:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> Any:
         return await broker.call(share_fetch(1, broker, 1, max_records=2))
 
     assert acquired(run(check)) == [(0, 4, 1)]
 
 
 def test_renew_restarts_the_lock_and_share_acknowledge_v2_answers_its_duration():
-    async def check(broker: DirectBroker, clock: Clock) -> tuple[Any, list[dict[int, str]]]:
+    async def check(broker: DirectBroker, clock: ManualClock) -> tuple[Any, list[dict[int, str]]]:
         manager = broker.broker.share_partitions
         await broker.call(share_fetch(2, broker, 1, max_records=5))
-        clock.now += 1000
+        clock.advance(1000)
         renewed = await broker.call(share_ack(2, broker, 2, ((0, 1, RENEW),), is_renew_ack=True))
-        clock.now += 1000  # the first lock is over; the renewed one has 500 ms to go
+        clock.advance(1000)  # the first lock is over; the renewed one has 500 ms to go
         manager.expire_locks()
         seen = [states(broker)]
-        clock.now += 600
+        clock.advance(600)
         manager.expire_locks()
         seen.append(states(broker))
         return renewed, seen
@@ -157,12 +149,12 @@ def test_renew_restarts_the_lock_and_share_acknowledge_v2_answers_its_duration()
 
 
 def test_a_renew_only_share_fetch_renews_and_fetches_nothing():
-    async def check(broker: DirectBroker, clock: Clock) -> tuple[Any, Any, dict[int, str]]:
+    async def check(broker: DirectBroker, clock: ManualClock) -> tuple[Any, Any, dict[int, str]]:
         await broker.call(share_fetch(2, broker, 1, max_records=1, share_acquire_mode=RECORD_LIMIT))
-        clock.now += 1000
+        clock.advance(1000)
         renew = share_fetch(2, broker, 2, ((0, 0, RENEW),), max_records=0, max_bytes=0, is_renew_ack=True)
         renewed = await broker.call(renew)
-        clock.now += 1000
+        clock.advance(1000)
         broker.broker.share_partitions.expire_locks()
         held = states(broker)
         accepted = await broker.call(share_fetch(2, broker, 3, ((0, 0, ACCEPT),), max_records=0, max_bytes=0,
@@ -178,7 +170,7 @@ def test_a_renew_only_share_fetch_renews_and_fetches_nothing():
 
 
 def test_renew_is_invalid_record_state_where_the_group_does_not_allow_it():
-    async def check(broker: DirectBroker, _clock: Clock) -> tuple[Any, dict[int, str]]:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> tuple[Any, dict[int, str]]:
         await broker.call(share_fetch(2, broker, 1, max_records=5))
         answer = await broker.call(share_ack(2, broker, 2, ((0, 4, RENEW),), is_renew_ack=True))
         return answer, states(broker)
@@ -192,7 +184,7 @@ def test_renew_is_invalid_record_state_where_the_group_does_not_allow_it():
 
 @pytest.mark.parametrize("api", ["ShareFetch", "ShareAcknowledge"])
 def test_renew_before_version_2_is_invalid_request(api):
-    async def check(broker: DirectBroker, _clock: Clock) -> tuple[int, str]:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> tuple[int, str]:
         await broker.call(share_fetch(1, broker, 1, max_records=5))
         if api == "ShareFetch":
             part = partition(await broker.call(share_fetch(1, broker, 2, ((0, 0, RENEW),))))
@@ -207,7 +199,7 @@ def test_renew_before_version_2_is_invalid_request(api):
 @pytest.mark.parametrize("asks", [{"max_records": 1}, {"max_bytes": 1}, {"min_bytes": 1},
                                   {"max_wait": datetime.timedelta(milliseconds=5)}])
 def test_a_renew_only_share_fetch_that_asks_for_records_is_invalid_request(asks):
-    async def check(broker: DirectBroker, _clock: Clock) -> tuple[Any, Any]:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> tuple[Any, Any]:
         await broker.call(share_fetch(2, broker, 1, max_records=5))
         request = share_fetch(2, broker, 2, ((0, 0, RENEW),), max_records=0, max_bytes=0, is_renew_ack=True)
         refused = await broker.call(dataclasses.replace(request, **asks))
@@ -222,7 +214,7 @@ def test_a_renew_only_share_fetch_that_asks_for_records_is_invalid_request(asks)
 
 
 def test_an_unknown_share_acquire_mode_is_invalid_request():
-    async def check(broker: DirectBroker, _clock: Clock) -> Any:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> Any:
         return await broker.call(share_fetch(2, broker, 1, share_acquire_mode=2))
 
     answer = run(check)
@@ -230,7 +222,7 @@ def test_an_unknown_share_acquire_mode_is_invalid_request():
 
 
 def test_share_acknowledge_v1_has_no_lock_duration():
-    async def check(broker: DirectBroker, _clock: Clock) -> Any:
+    async def check(broker: DirectBroker, _clock: ManualClock) -> Any:
         await broker.call(share_fetch(1, broker, 1, max_records=5))
         return await broker.call(share_ack(1, broker, 2, ((0, 4, ACCEPT),)))
 

@@ -16,7 +16,7 @@ nothing of epochs or server-side assignors, so the group speaks their language:
   epoch, it has partitions to give up, or a partition it waits for is free now.
 * **LeaveGroup** removes it; the others share its partitions.
 
-Sans-I/O like ``ConsumerGroup``: functions take ``now`` and raise ``KafkaError``.
+Sans-I/O like ``ConsumerGroup``: functions take ``now`` (monotonic ms) and raise ``KafkaError``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..member import JoinRequest, JoinResult, MemberIdRequired, SyncResult, new_
 PROTOCOL_TYPE = "consumer"
 
 
-def join(group: ConsumerGroup, req: JoinRequest, now: float) -> JoinResult:
+def join(group: ConsumerGroup, req: JoinRequest, now: int) -> JoinResult:
     """A JoinGroup to a consumer group with members."""
     _check_protocols(group, req)
     member_id = req.member_id
@@ -61,7 +61,7 @@ def join(group: ConsumerGroup, req: JoinRequest, now: float) -> JoinResult:
         classic=ClassicMembership(req.session_timeout_ms, tuple(req.protocols)),
     )
     member = group.update(old, member, subscription.owned, now)
-    group.members[member_id] = member = replace(member, session_deadline=now + req.session_timeout_ms / 1000)
+    group.members[member_id] = member = replace(member, session_deadline=now + req.session_timeout_ms)
     return JoinResult(member_id, member.member_epoch, PROTOCOL_TYPE, _protocol(member), "", ())
 
 
@@ -102,9 +102,9 @@ def _classic(group: ConsumerGroup, member_id: str, instance_id: str | None) -> C
     return member
 
 
-def _alive(group: ConsumerGroup, member: ConsumerMember, now: float) -> None:
+def _alive(group: ConsumerGroup, member: ConsumerMember, now: int) -> None:
     assert member.classic is not None
-    group.members[member.member_id] = replace(member, session_deadline=now + member.classic.session_timeout_ms / 1000)
+    group.members[member.member_id] = replace(member, session_deadline=now + member.classic.session_timeout_ms)
 
 
 def _check_generation(member: ConsumerMember, generation_id: int) -> None:
@@ -120,7 +120,7 @@ def sync(
     member_id: str,
     instance_id: str | None,
     generation_id: int,
-    now: float,
+    now: int,
     protocol_type: str | None = None,
     protocol_name: str | None = None,
 ) -> SyncResult:
@@ -138,7 +138,7 @@ def sync(
     return SyncResult(encode_assignment(member.assigned, version), PROTOCOL_TYPE, _protocol(member))
 
 
-def heartbeat(group: ConsumerGroup, member_id: str, instance_id: str | None, generation_id: int, now: float) -> None:
+def heartbeat(group: ConsumerGroup, member_id: str, instance_id: str | None, generation_id: int, now: int) -> None:
     """A Heartbeat: REBALANCE_IN_PROGRESS when the member has to rejoin to move toward its target."""
     member = _classic(group, member_id, instance_id)
     _check_generation(member, generation_id)

@@ -22,6 +22,7 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...clock import SYSTEM, Clock
 from ...errors import ErrorCode, KafkaError
 from .assignors import assignor_names
 from .group import ConsumerGroup, ConsumerGroupSettings, Heartbeat, HeartbeatResult, Topics
@@ -57,8 +58,8 @@ def parse_metadata(key: bytes, value: bytes | None) -> tuple[str, int | None] | 
 
 
 class ConsumerGroups:
-    def __init__(self, settings: ConsumerGroupSettings, topics: Topics, persist: Persist):
-        self.settings, self.topics, self.persist = settings, topics, persist
+    def __init__(self, settings: ConsumerGroupSettings, topics: Topics, persist: Persist, clock: Clock = SYSTEM):
+        self.settings, self.topics, self.persist, self.clock = settings, topics, persist, clock
         self.groups: dict[str, ConsumerGroup] = {}
 
     def get(self, group_id: str) -> ConsumerGroup | None:
@@ -69,7 +70,7 @@ class ConsumerGroups:
         group = self.groups.get(group_id)
         return group is not None and not group.is_empty
 
-    def heartbeat(self, group_id: str, hb: Heartbeat, now: float) -> HeartbeatResult:
+    def heartbeat(self, group_id: str, hb: Heartbeat, now: int) -> HeartbeatResult:
         if not group_id:
             raise KafkaError(ErrorCode.invalid_request, "GroupId can't be empty.")
         group = self.groups.get(group_id)
@@ -79,12 +80,12 @@ class ConsumerGroups:
             group = self._create(group_id)
         return group.heartbeat(hb, now)
 
-    def upgrade(self, classic: Group, hb: Heartbeat, now: float) -> HeartbeatResult:
+    def upgrade(self, classic: Group, hb: Heartbeat, now: int) -> HeartbeatResult:
         """A ConsumerGroupHeartbeat to a classic group with members: the group becomes a consumer
         group holding them (``migration.upgrade``), once the newcomer's heartbeat is valid."""
         if not classic.group_id:
             raise KafkaError(ErrorCode.invalid_request, "GroupId can't be empty.")
-        group = ConsumerGroup(classic.group_id, self.settings, self.topics)
+        group = ConsumerGroup(classic.group_id, self.settings, self.topics, self.clock)
         migration.upgrade(classic, group)
         result = group.heartbeat(hb, now)  # a refused heartbeat leaves the classic group as it was
         group.on_epoch = self._persist_epoch
@@ -94,7 +95,7 @@ class ConsumerGroups:
         return result
 
     def _create(self, group_id: str, epoch: int = 0) -> ConsumerGroup:
-        group = ConsumerGroup(group_id, self.settings, self.topics)
+        group = ConsumerGroup(group_id, self.settings, self.topics, self.clock)
         group.group_epoch = group.assignment_epoch = epoch
         group.on_epoch = self._persist_epoch
         self.groups[group_id] = group
@@ -126,11 +127,11 @@ class ConsumerGroups:
             del self.groups[group_id]
 
     # -- timers ----------------------------------------------------------------------------------
-    def tick(self, now: float) -> None:
+    def tick(self, now: int) -> None:
         for group in list(self.groups.values()):
             group.tick(now)
 
-    def next_deadline(self) -> float | None:
+    def next_deadline(self) -> int | None:
         deadlines = [g.next_deadline() for g in self.groups.values()]
         return min((d for d in deadlines if d is not None), default=None)
 

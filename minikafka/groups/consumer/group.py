@@ -23,18 +23,21 @@ rebalance timeout (the client's ``max.poll.interval.ms``) too. Static members
 timeout; a new member with the same instance id takes them over, and one that joins
 while the old is still there gets UNRELEASED_INSTANCE_ID.
 
-Sans-I/O: methods take ``now`` (seconds) and raise ``KafkaError``; the coordinator
-decides what to persist (``on_epoch`` is called when the group epoch moves).
+Sans-I/O: methods take ``now``, integer milliseconds on the coordinator's monotonic
+clock (``minikafka.clock``), on which every session and rebalance deadline is kept; the
+injected clock's wall reading stamps only when the group became empty. Methods raise
+``KafkaError``; the coordinator decides what to persist (``on_epoch`` is called when the
+group epoch moves).
 """
 
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from ...clock import SYSTEM, Clock
 from ...errors import ErrorCode, KafkaError
 from .assignors import ASSIGNORS
 from .member import NO_PARTITIONS, ConsumerMember, TopicPartition, reconcile
@@ -92,15 +95,15 @@ def _invalid(message: str) -> KafkaError:
 class ConsumerGroup:
     group_type = protocol_type = "consumer"
 
-    def __init__(self, group_id: str, settings: ConsumerGroupSettings, topics: Topics):
-        self.group_id, self.settings, self.topics = group_id, settings, topics
+    def __init__(self, group_id: str, settings: ConsumerGroupSettings, topics: Topics, clock: Clock = SYSTEM):
+        self.group_id, self.settings, self.topics, self.clock = group_id, settings, topics, clock
         self.group_epoch = self.assignment_epoch = 0
         self.members: dict[str, ConsumerMember] = {}
         self.static: dict[str, str] = {}  # group.instance.id -> member id
         self.target: dict[str, frozenset[TopicPartition]] = {}
         self.subscription_metadata: dict[str, int] = {}  # subscribed topic -> partitions, at the group epoch
         self.assignor = settings.assignors[0]
-        self.state_timestamp_ms = int(time.time() * 1000)
+        self.state_timestamp_ms = clock.wall_ms()
         self.on_epoch: Callable[[ConsumerGroup], None] | None = None
 
     # -- the summary states ---------------------------------------------------------------
@@ -119,20 +122,20 @@ class ConsumerGroup:
         return not self.members
 
     # -- ConsumerGroupHeartbeat ---------------------------------------------------------------
-    def heartbeat(self, hb: Heartbeat, now: float) -> HeartbeatResult:
+    def heartbeat(self, hb: Heartbeat, now: int) -> HeartbeatResult:
         self._validate(hb)
         if hb.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(hb)
         old = self._member_for(hb)
         member = self.update(old, self._updated(old, hb), hb.owned, now)
-        member = replace(member, session_deadline=now + self.settings.session_timeout_ms / 1000)
+        member = replace(member, session_deadline=now + self.settings.session_timeout_ms)
         self.members[member.member_id] = member
         changed = old is None or old.assigned != member.assigned
         return HeartbeatResult(member.member_id, member.member_epoch, self.settings.heartbeat_interval_ms,
                                member.assigned if hb.is_full or changed else None)
 
     def update(self, old: ConsumerMember | None, member: ConsumerMember, reported: frozenset[TopicPartition] | None,
-               now: float) -> ConsumerMember:
+               now: int) -> ConsumerMember:
         """Put a new or changed member in (a new group epoch if it joined or changed its
         subscription, or a subscribed topic appeared or grew) and reconcile it toward its target."""
         self._put(member)
@@ -256,7 +259,7 @@ class ConsumerGroup:
             del self.static[member.instance_id]
         self.target.pop(member_id, None)
         if not self.members:
-            self.state_timestamp_ms = int(time.time() * 1000)
+            self.state_timestamp_ms = self.clock.wall_ms()
         return member
 
     def _leave(self, hb: Heartbeat) -> HeartbeatResult:
@@ -300,19 +303,19 @@ class ConsumerGroup:
         self.assignment_epoch = self.group_epoch
 
     def _reconcile(self, member: ConsumerMember, reported: frozenset[TopicPartition] | None,
-                   now: float) -> ConsumerMember:
+                   now: int) -> ConsumerMember:
         others = self._owned_by_others(member.member_id)
         updated = reconcile(member, self.assignment_epoch, self.target.get(member.member_id, NO_PARTITIONS),
                             others.__contains__, reported)
         if updated.state is MemberState.UNREVOKED_PARTITIONS:
             if member.state is not MemberState.UNREVOKED_PARTITIONS or updated.member_epoch != member.member_epoch:
-                updated = replace(updated, rebalance_deadline=now + updated.rebalance_timeout_ms / 1000)
+                updated = replace(updated, rebalance_deadline=now + updated.rebalance_timeout_ms)
         elif updated.rebalance_deadline is not None:
             updated = replace(updated, rebalance_deadline=None)
         return updated
 
     # -- timers: session and rebalance timeouts ----------------------------------------------------
-    def tick(self, now: float) -> list[str]:
+    def tick(self, now: int) -> list[str]:
         """Remove members past their session timeout, or past their rebalance timeout while
         they still own partitions they had to revoke; return their ids."""
         gone = [m.member_id for m in self.members.values() if now >= m.session_deadline
@@ -321,7 +324,7 @@ class ConsumerGroup:
             self.remove(member_id)
         return gone
 
-    def next_deadline(self) -> float | None:
+    def next_deadline(self) -> int | None:
         times = [m.session_deadline for m in self.members.values()]
         times += [m.rebalance_deadline for m in self.members.values() if m.rebalance_deadline is not None]
         return min(times, default=None)

@@ -63,8 +63,8 @@ class ConsumerMember:
     state: MemberState = MemberState.STABLE
     assigned: frozenset[TopicPartition] = NO_PARTITIONS
     pending_revocation: frozenset[TopicPartition] = NO_PARTITIONS
-    session_deadline: float = field(default=0.0, compare=False)
-    rebalance_deadline: float | None = field(default=None, compare=False)
+    session_deadline: int = field(default=0, compare=False)  # monotonic ms, on the coordinator's clock
+    rebalance_deadline: int | None = field(default=None, compare=False)
     classic: ClassicMembership | None = None  # set for a member using the classic protocol
 
     def owns(self) -> frozenset[TopicPartition]:

@@ -109,7 +109,7 @@ def downgrade_due(policy: MigrationPolicy, group: ConsumerGroup) -> bool:
     return policy.downgrades and bool(group.members) and all(m.classic is not None for m in group.members.values())
 
 
-def downgrade(group: ConsumerGroup, classic: Group, now: float) -> None:
+def downgrade(group: ConsumerGroup, classic: Group, now: int) -> None:
     """Make ``classic`` (the group id's classic side, which keeps its offsets) hold the consumer
     group's members, at its epoch as generation, and start a rebalance."""
     members = []
