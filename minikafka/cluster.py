@@ -3,7 +3,9 @@
 The brokers' event loop runs in a background thread, so a notebook kernel (or a
 test) stays free to run Kafka clients against ``cluster.bootstrap_servers``. Every
 method here is safe to call from any thread: work is handed to the loop and waited
-for. ``minikafka serve`` uses the same object in the foreground.
+for. ``minikafka serve`` uses the same object in the foreground. The brokers themselves (metadata,
+controller, coordinators, the seam between brokers) are built by ``minikafka.assembly``, which
+tests use without a thread; this module adds the thread, the listeners and the teaching views.
 
 Security is off unless Kafka's settings turn it on (``minikafka.security.settings``):
 ``listeners`` gives each broker one listener per entry (a port of 0 is any free port;
@@ -30,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .assembly import Assembly
 from .broker import Broker
 from .clock import SYSTEM, Clock
 from .config import BrokerConfig
@@ -37,10 +40,9 @@ from .controller import Controller
 from .faults import Faults
 from .handlers.dispatch import RequestDispatcher
 from .metadata import ClusterMetadata
-from .replica.peers import Peers
-from .replica.sources import TRANSPORTS, NetworkSource
+from .replica.sources import TRANSPORTS
 from .security import settings as security_settings
-from .security.authorizer import StandardAuthorizer
+from .security.authorizer import Authorizer, StandardAuthorizer
 from .security.connections import SessionFactory
 from .security.scram import MECHANISMS as SCRAM_MECHANISMS
 from .server import Listener
@@ -93,15 +95,10 @@ class Cluster:
         else:  # the cluster metadata lives here; with log.dirs, in the first one (Kafka's metadata.log.dir)
             self.data_dir = Path(data_dir or (log_dirs[0] if log_dirs else tempfile.mkdtemp(prefix="minikafka-")))
         self.log_dir_roots = log_dirs or ([self.data_dir] if self.data_dir else [])
-        self.brokers: dict[int, Broker] = {}
-        self.peers = Peers(self.brokers)  # the one seam between brokers, over the live ones
-        self.dispatchers: dict[int, RequestDispatcher] = {}
         self.listeners: dict[int, Listener] = {}  # each broker's first listener (bootstrap_servers)
         self.all_listeners: dict[int, list[Listener]] = {}  # with the others of the listeners setting
         self._listener_ports: dict[tuple[int, str], int] = {}  # a restarted broker listens where it did
-        self.authorizer: StandardAuthorizer | None = None
-        self._metadata: ClusterMetadata | None = None  # both made by start(): see the properties
-        self._controller: Controller | None = None
+        self._assembly: Assembly | None = None  # the brokers of the current (or last) run, made by start()
         self.ports: dict[int, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -152,56 +149,65 @@ class Cluster:
         return self._loop
 
     @property
+    def assembly(self) -> Assembly:
+        """The brokers of this run (``minikafka.assembly``), made by ``start()``."""
+        if self._assembly is None:
+            raise RuntimeError("the cluster is not started: its brokers are assembled by start()")
+        return self._assembly
+
+    @property
     def metadata(self) -> ClusterMetadata:
         """The cluster's metadata (topics, brokers, configs), made by ``start()``."""
-        if self._metadata is None:
+        if self._assembly is None:
             raise RuntimeError("the cluster is not started: its metadata is made by start()")
-        return self._metadata
+        return self._assembly.metadata
 
     @property
     def controller(self) -> Controller:
         """The cluster's controller, made by ``start()``."""
-        if self._controller is None:
+        if self._assembly is None:
             raise RuntimeError("the cluster is not started: its controller is made by start()")
-        return self._controller
+        return self._assembly.controller
+
+    @property
+    def brokers(self) -> dict[int, Broker]:
+        """The running brokers by id (none before ``start()``)."""
+        return self._assembly.brokers if self._assembly is not None else {}
+
+    @property
+    def dispatchers(self) -> dict[int, RequestDispatcher]:
+        """Each broker's request dispatcher (frames in, frames out), kept while a broker is stopped."""
+        return self._assembly.dispatchers if self._assembly is not None else {}
+
+    @property
+    def authorizer(self) -> Authorizer | None:
+        """The authorizer every broker asks, when ``authorizer.class.name`` is set."""
+        return self._assembly.authorizer if self._assembly is not None else None
 
     async def _start(self) -> None:
         if self.data_dir:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.data_dir / "cluster-metadata.json" if self.data_dir else None
-        self._metadata = ClusterMetadata(self.config, meta_path)
-        self._metadata.broker_configs.keep_cluster_min_isr(self._metadata.static_config)
-        if self.security.authorizer is not None:
-            self.authorizer = StandardAuthorizer(self.metadata.security, self.security.super_users,
-                                                 self.security.allow_everyone_if_no_acl)
-        self.brokers.clear()
-        self._controller = Controller(self.metadata, self.peers, self.clock)
+        authorizer = self._authorizer if self.security.authorizer is not None else None
+        earlier = self._assembly.faults if self._assembly is not None else None
+        self._assembly = Assembly(self.config, metadata_path=meta_path, authorizer=authorizer, faults=earlier,
+                                  replication=self.replication, clock=self.clock)
         for node_id in self.node_ids:
             await self._start_broker(node_id)
 
+    def _authorizer(self, metadata: ClusterMetadata) -> StandardAuthorizer:
+        return StandardAuthorizer(metadata.security, self.security.super_users, self.security.allow_everyone_if_no_acl)
+
     async def _start_broker(self, node_id: int) -> Broker:
         port = self.ports.get(node_id) or (self.first_port + self.node_ids.index(node_id) if self.first_port else 0)
-        config = self.metadata.broker_config(node_id)
-        source = NetworkSource(self.metadata, config) if self.replication == "network" else None
-        broker = Broker(node_id, config, self.controller, self.peers, self.broker_log_dirs(node_id),
-                        fetch_source=source, clock=self.clock)
-        dispatcher = RequestDispatcher(broker, self.authorizer)
-        old = self.dispatchers.get(node_id)
-        if old is not None:
-            dispatcher.faults = old.faults  # injected faults outlive a restart, as in librdkafka's mock
+        broker, dispatcher = self.assembly.build(node_id, self.broker_log_dirs(node_id))
         listeners = await self._open_listeners(node_id, dispatcher, port)
-        self.dispatchers[node_id] = dispatcher
         self.ports[node_id] = listeners[0].port  # a restarted broker comes back where clients knew it
         first = self.security.listeners[0].name if self.security.listeners else None
-        self.metadata.brokers[node_id] = self.metadata.listener_endpoints[first][node_id] if first else (
-            listeners[0].host, listeners[0].port)
-        self.metadata.racks[node_id] = self.racks[node_id]
+        address = self.metadata.listener_endpoints[first][node_id] if first else (listeners[0].host, listeners[0].port)
         self._describe_listeners(broker, listeners)
-        self.brokers[node_id], self.listeners[node_id], self.all_listeners[node_id] = broker, listeners[0], listeners
-        self.controller.elect_controller()
-        broker.load()
-        broker.start_background()
-        self.controller.broker_joined(node_id)
+        self.listeners[node_id], self.all_listeners[node_id] = listeners[0], listeners
+        self.assembly.join(broker, dispatcher, address, self.racks[node_id])
         return broker
 
     def broker_log_dirs(self, node_id: int) -> list[Path]:
@@ -252,30 +258,17 @@ class Cluster:
         host, port = spec.advertised
         return host, port + self.node_ids.index(node_id) if port else bound_port
 
-    async def _stop_broker(self, node_id: int, abrupt: bool = False) -> None:
-        if node_id not in self.brokers:
-            raise ValueError(f"broker {node_id} is not running")
-        if not abrupt:
-            self.controller.broker_leaving(node_id)  # controlled shutdown: leadership moves first
+    async def _close_listeners(self, node_id: int, abrupt: bool = False) -> None:
         self.listeners.pop(node_id)
         for listener in self.all_listeners.pop(node_id):
             await listener.stop(abrupt=abrupt)
-        broker = self.brokers.pop(node_id)
-        self.metadata.brokers.pop(node_id, None)
-        await broker.close(flush=not abrupt)
-        if abrupt:
-            self.controller.broker_leaving(node_id)  # the controller notices the broker is gone
-        self.controller.elect_controller()
+
+    async def _stop_broker(self, node_id: int, abrupt: bool = False) -> None:
+        await self.assembly.stop_broker(node_id, abrupt, lambda: self._close_listeners(node_id, abrupt))
 
     async def _stop(self) -> None:
-        for node_id in sorted(self.brokers, reverse=True):
-            self.listeners.pop(node_id)
-            for listener in self.all_listeners.pop(node_id):
-                await listener.stop()
-            await self.brokers.pop(node_id).close()
-            self.metadata.brokers.pop(node_id, None)
-        if self._metadata is not None:
-            self._metadata.close()
+        if self._assembly is not None:
+            await self._assembly.close(disconnect=self._close_listeners)
 
     # -- calling into the loop -----------------------------------------------------
     def run(self, coro: Coroutine[Any, Any, T]) -> T:

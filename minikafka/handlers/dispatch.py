@@ -152,7 +152,7 @@ class RequestDispatcher:
 
     async def answer(self, caller: Caller, request: object) -> object:
         """The handler's answer from its ports and the caller, no gate or fault applied
-        (``direct.DirectBroker`` calls this too)."""
+        (``assembly.Assembly.call`` calls this too)."""
         return await self.served[caller.api_key].handle(caller, request)
 
 

@@ -1,5 +1,5 @@
 """DescribeConfigs, IncrementalAlterConfigs (KIP-339) and AlterConfigs handlers called
-directly on one in-process broker (``handlers.direct``): no socket, no thread, no Cluster.
+directly on one in-process broker (``minikafka.assembly``): no socket, no thread, no Cluster.
 
 A topic's setting is changed one way, then read back the way an admin client reads it:
 its value and its source (a topic override, or the default). The admin tests cover the
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from minikafka.errors import ErrorCode
-from minikafka.handlers import direct
-from minikafka.handlers.direct import DirectBroker
+from minikafka import assembly
+from minikafka.assembly import DirectBroker
 from minikafka.protocol import codec
 
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
@@ -26,7 +26,7 @@ WEEK_MS = "604800000"  # retention.ms's default
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    return direct.run(check, topics={"orders": 1})
+    return assembly.run(check, topics={"orders": 1})
 
 
 def describe(version: int, resource_type: int, name: str, *keys: str) -> Any:

@@ -1,4 +1,4 @@
-"""Handlers called directly on one in-process broker (``handlers.direct``): no socket, no
+"""Handlers called directly on one in-process broker (``minikafka.assembly``): no socket, no
 thread, no Cluster. The wire tests cover the same APIs end to end with real clients; these
 show a handler's answer on its own, version by version."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from minikafka.errors import ErrorCode
 from minikafka.handlers.api_versions import FEATURES
-from minikafka.handlers import direct
-from minikafka.handlers.direct import DirectBroker
+from minikafka import assembly
+from minikafka.assembly import DirectBroker
 from minikafka.protocol import codec
 from minikafka.protocol.apis import API_TABLE
 
@@ -21,7 +21,7 @@ API_VERSIONS, METADATA, CREATE_TOPICS, SASL_HANDSHAKE, ADD_PARTITIONS = 18, 3, 1
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    return direct.run(check, {"auto.create.topics.enable": "false"})
+    return assembly.run(check, {"auto.create.topics.enable": "false"})
 
 
 def create_topics(version: int, *names: str, partitions: int = 2, validate_only: bool = False) -> Any:

@@ -1,5 +1,5 @@
 """OffsetCommit v10 and OffsetFetch v10 (Kafka 4.2, KIP-848's topic ids) called directly on one
-in-process broker (``handlers.direct``): topics are named by id in the request and the answer,
+in-process broker (``minikafka.assembly``): topics are named by id in the request and the answer,
 an id nobody knows is UNKNOWN_TOPIC_ID per partition, and an offset committed by id reads
 back by name with the older versions (and the other way round). ListOffsets v11's -6
 (earliest offset pending upload to tiered storage) answers -1, as there is no tiered storage.
@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from minikafka.errors import ErrorCode
-from minikafka.handlers import direct
-from minikafka.handlers.direct import DirectBroker
+from minikafka import assembly
+from minikafka.assembly import DirectBroker
 from minikafka.protocol import codec
 
 LIST_OFFSETS, OFFSET_COMMIT, OFFSET_FETCH = 2, 8, 9
@@ -21,7 +21,7 @@ GROUP = "billing"
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    return direct.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
+    return assembly.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
 
 
 def topic_id(broker: DirectBroker, name: str) -> uuid.UUID:

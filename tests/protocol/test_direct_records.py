@@ -1,5 +1,5 @@
 """Produce, Fetch and ListOffsets handlers called directly on one in-process broker
-(``handlers.direct``): no socket, no thread, no Cluster.
+(``minikafka.assembly``): no socket, no thread, no Cluster.
 
 Records go in as the v2 batches a producer sends and come back as the bytes a consumer
 reads. Produce and Fetch name topics by name up to v12 and by topic id from v13 (KIP-516),
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from minikafka.errors import ErrorCode
-from minikafka.handlers import direct
-from minikafka.handlers.direct import DirectBroker
+from minikafka import assembly
+from minikafka.assembly import DirectBroker
 from minikafka.protocol import codec
 from minikafka.records import Record, build_batch, iter_records, split_batches
 
@@ -27,7 +27,7 @@ SECOND = datetime.timedelta(seconds=1)
 
 
 def run(check: Callable[[DirectBroker], Awaitable[Any]]) -> Any:
-    return direct.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
+    return assembly.run(check, {"auto.create.topics.enable": "false"}, {"orders": 2})
 
 
 def batch(*values: bytes) -> bytes:

@@ -1,6 +1,6 @@
 """Golden bytes: request frames recorded from kafka-python 3.0.12 and confluent-kafka 2.16
 (``record_golden.py``), fed straight to the frame handler of one in-process broker
-(``handlers.direct``: no socket, no thread, no Cluster).
+(``minikafka.assembly``: no socket, no thread, no Cluster).
 
 Every frame decodes as the API and version its header names and lifts to the newest
 version's class; every answer decodes as that version's response; and a few answers
@@ -17,7 +17,7 @@ import pytest
 from kio.serial import entity_reader
 
 from minikafka.errors import ErrorCode
-from minikafka.handlers.direct import DirectBroker
+from minikafka.assembly import DirectBroker
 from minikafka.protocol import codec
 from minikafka.protocol.apis import BY_KEY
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from minikafka.clock import ManualClock
-from minikafka.handlers.direct import DirectBroker
+from minikafka.assembly import DirectBroker
 from minikafka.share.group import Heartbeat
 from tests.share.test_share_v2 import LOCK_MS, acquired, run, share_fetch, states
 from tests.share.test_sessions_and_groups import coordinator

@@ -1,5 +1,5 @@
 """ShareFetch and ShareAcknowledge v2 (Kafka 4.2), raw requests on one in-process broker
-(``handlers.direct``): KIP-1206's record-limit acquire mode, KIP-1222's Renew acknowledgement
+(``minikafka.assembly``): KIP-1206's record-limit acquire mode, KIP-1222's Renew acknowledgement
 (type 4) that restarts an acquisition lock, ``IsRenewAck`` (renew, fetch nothing), the lock
 duration ShareAcknowledge v2 answers, and Kafka's errors for what a v2 request may not say.
 
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from minikafka import assembly
+from minikafka.assembly import DirectBroker
 from minikafka.clock import ManualClock
 from minikafka.errors import ErrorCode
-from minikafka.handlers import direct
-from minikafka.handlers.direct import DirectBroker
 from minikafka.protocol import codec
 from minikafka.records import Record, build_batch
 
@@ -45,7 +45,7 @@ def run(check: Callable[[DirectBroker, ManualClock], Awaitable[Any]], renew: boo
         return await check(broker, clock)
     config = {"group.share.record.lock.duration.ms": LOCK_MS, "group.share.min.record.lock.duration.ms": 1000}
     clock = ManualClock(monotonic_ms=1_000_000)
-    return direct.run(main, config, {"orders": 1}, clock)
+    return assembly.run(main, config, {"orders": 1}, clock)
 
 
 async def alter_group(broker: DirectBroker, name: str, value: str) -> None:
