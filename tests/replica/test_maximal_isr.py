@@ -5,22 +5,20 @@ The controller may commit the expansion and, at once, elect the newcomer leader 
 replica election); a leader that kept acknowledging acks=all writes with the old, smaller ISR
 until the AlterPartition answer arrived has acknowledged records the new leader does not hold,
 and the followers truncate them away. The process fault run (bench/faults_processes.py) lost
-1010 acknowledged records that way. No socket: a real Broker, a Partition, and an ISR channel
-that writes while the AlterPartition is in flight."""
+1010 acknowledged records that way. No socket: a real Broker (``minikafka.assembly``), a Partition,
+and an ISR channel that writes while the AlterPartition is in flight."""
 
 from __future__ import annotations
 
 import asyncio
 
 from minikafka import records
-from minikafka.broker import Broker
+from minikafka.assembly import Assembly
 from minikafka.clock import now_ms
 from minikafka.config import BrokerConfig, TopicConfig
-from minikafka.controller import Controller
 from minikafka.log import PartitionLog
-from minikafka.metadata import ClusterMetadata, PartitionInfo
+from minikafka.metadata import PartitionInfo
 from minikafka.replica.partition import FollowerState, Partition
-from minikafka.replica.peers import Peers
 
 LAG_MS = 10_000
 
@@ -48,9 +46,7 @@ class SlowController:
 
 
 def test_a_follower_being_added_to_the_isr_holds_the_high_watermark_before_the_controller_answers():
-    metadata = ClusterMetadata(BrokerConfig({}))
-    peers = Peers({})
-    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    broker = Assembly().add_broker(1)
     config = TopicConfig(BrokerConfig(), {})
     leader = Partition("t", PartitionInfo(0, [1, 2, 3], 1, [1, 3]), PartitionLog(None, config, topic="t"), config, 1)
     write(leader, 5)
@@ -106,9 +102,7 @@ class LostAnswer:
 
 
 def test_a_follower_whose_isr_request_lost_its_answer_counts_until_the_metadata_says_what_was_committed():
-    metadata = ClusterMetadata(BrokerConfig({}))
-    peers = Peers({})
-    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    broker = Assembly().add_broker(1)
     config = TopicConfig(BrokerConfig(), {})
     info = PartitionInfo(0, [1, 2, 3], 1, [1, 3], partition_epoch=4)
     leader = Partition("t", info, PartitionLog(None, config, topic="t"), config, 1)
@@ -142,9 +136,7 @@ def test_a_refused_expansion_stops_counting_the_follower_and_the_high_watermark_
                                   new_isr: list[int]) -> PartitionInfo:
             raise KafkaError(ErrorCode.ineligible_replica, "Broker(s) [2] are fenced or not registered.")
 
-    metadata = ClusterMetadata(BrokerConfig({}))
-    peers = Peers({})
-    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
+    broker = Assembly().add_broker(1)
     config = TopicConfig(BrokerConfig(), {})
     leader = Partition("t", PartitionInfo(0, [1, 2, 3], 1, [1, 3], partition_epoch=4),
                        PartitionLog(None, config, topic="t"), config, 1)

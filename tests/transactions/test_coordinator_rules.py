@@ -1,6 +1,6 @@
 """The transaction coordinator's rules on one broker without sockets: each state change
 happens once, even when the timer and EndTxn meet; the KIP-890 check of a first write;
-idle ids expire. A real Broker on an event loop, driven by method calls."""
+idle ids expire. A real Broker (``minikafka.assembly``) on an event loop, driven by method calls."""
 
 from __future__ import annotations
 
@@ -9,27 +9,18 @@ import asyncio
 import pytest
 
 from minikafka import records
+from minikafka.assembly import Assembly
 from minikafka.broker import Broker
 from minikafka.clock import now_ms
-from minikafka.config import BrokerConfig
-from minikafka.controller import Controller
 from minikafka.errors import ErrorCode, KafkaError
-from minikafka.metadata import ClusterMetadata
 from minikafka.replica.partition import Partition
-from minikafka.replica.peers import Peers
 from minikafka.transactions.coordinator import TOPIC
 from minikafka.transactions.states import TxnState
 
 
 def one_broker(**config) -> Broker:
-    metadata = ClusterMetadata(BrokerConfig(config))
-    hosts: dict = {}
-    peers = Peers(hosts)
-    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None)
-    hosts[1] = broker
-    metadata.brokers[1] = ("127.0.0.1", 0)
-    broker.controller.elect_controller()
-    return broker
+    """Broker 1 of a one-broker cluster, in memory, without its background tasks."""
+    return Assembly(config).add_broker(1)
 
 
 def markers(part: Partition) -> int:
