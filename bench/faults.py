@@ -153,8 +153,12 @@ class RecordingProducer:
                 "message.timeout.ms": 60000,
                 "partitioner": "murmur2_random",
                 "log_level": 2,  # the lost connections are the point: not one line each on stderr
+                # without it a fatal error is raised from inside the delivery callbacks of the same
+                # poll, which can leave the history's lock taken and the run hung in flush()
+                "error_cb": self._on_error,
             }
         )
+        self.fatal: str | None = None  # a fatal producer error (e.g. OUT_OF_ORDER_SEQUENCE_NUMBER): the run fails
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"producer-{name}", daemon=True)
 
@@ -167,19 +171,29 @@ class RecordingProducer:
 
         return on_delivery
 
+    def _on_error(self, err: Any) -> None:
+        if err.fatal() and self.fatal is None:
+            self.fatal = f"{self.name}: {err.str()}"
+
     def _run(self) -> None:
+        from confluent_kafka import KafkaException
+
         seq = 0
-        while not self._stop.is_set():
+        while not self._stop.is_set() and self.fatal is None:
             value, key = f"{self.name}-{seq:09d}".encode(), str(seq % 64).encode()
             index = self.history.invoke(self.name, key, value)
-            while True:
-                try:
-                    self.producer.produce(self.topic, value, key, on_delivery=self._report(index))
-                    break
-                except BufferError:
-                    self.producer.poll(0.05)
-            seq += 1
-            self.producer.poll(self.pause)
+            try:
+                while True:
+                    try:
+                        self.producer.produce(self.topic, value, key, on_delivery=self._report(index))
+                        break
+                    except BufferError:
+                        self.producer.poll(0.05)
+                seq += 1
+                self.producer.poll(self.pause)
+            except KafkaException as e:  # fatal: this producer can send no more
+                self.history.complete(index, error=str(e))
+                self.fatal = self.fatal or f"{self.name}: {e}"
 
     def start(self) -> None:
         self._thread.start()
@@ -288,6 +302,7 @@ def run(
         "failovers": nemesis.failovers(),
         **(extra() if extra else {}),
         "unanswered": unanswered,
+        "producer_fatal_errors": [w.fatal for w in writers if w.fatal],
         "settled": is_settled,
         "seconds": seconds,
         "seed": seed,
@@ -328,7 +343,9 @@ def main() -> None:
         print(f"acknowledged at offset {attempt.offset} but stored at {stored_at}: {attempt}")
     for line in [*result.reordered[:10], *result.diverged[:10]]:
         print(line)
-    raise SystemExit(0 if result.ok else 1)
+    for error in figures["producer_fatal_errors"]:
+        print("fatal producer error:", error)
+    raise SystemExit(0 if result.ok and not figures["producer_fatal_errors"] else 1)
 
 
 if __name__ == "__main__":

@@ -327,7 +327,9 @@ def main() -> None:
         print(f"duplicated: {value!r} at (partition, offset) {places}")
     for line in [*result.reordered[:10], *result.diverged[:10]]:
         print(line)
-    raise SystemExit(0 if result.ok else 1)
+    for error in figures["producer_fatal_errors"]:
+        print("fatal producer error:", error)
+    raise SystemExit(0 if result.ok and not figures["producer_fatal_errors"] else 1)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,13 @@ class QuorumIsrChannel:
         got = answer.topics[0].partitions[0]
         if got.error_code != ErrorCode.none:
             raise KafkaError(ErrorCode(got.error_code))
+        if got.leader_epoch > leader_epoch:
+            # accepted, and the leadership moved at once (a returning preferred leader): this broker
+            # must not count on the answer's ISR as its own; it follows once the metadata arrives, and
+            # until then the followers it asked for still count for its high watermark
+            raise KafkaError(ErrorCode.not_leader_or_follower,
+                             f"The controller accepted the ISR of {topic}-{index} and made broker {got.leader_id} "
+                             f"its leader at epoch {got.leader_epoch}.")
         if got.leader_epoch == info.leader_epoch and got.partition_epoch > info.partition_epoch:
             changed = dataclasses.replace(info, isr=list(got.isr), partition_epoch=got.partition_epoch)
             update_in_place(info, changed)

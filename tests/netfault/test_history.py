@@ -86,7 +86,7 @@ def test_nothing_acknowledged_is_lost_across_broker_faults_and_cut_links(make_cl
         nemesis = ClientLinkNemesis(ClusterNemesis(cluster), network)
         result, figures = run(cluster, seconds=16, seed=31, interval=(0.6, 1.4), nemesis=nemesis)
         proxied = sum(status["accepted"] for name, status in network.status().items() if name.startswith("client->"))
-    assert figures["settled"] and figures["unanswered"] == 0, figures
+    assert figures["settled"] and figures["unanswered"] == 0 and figures["producer_fatal_errors"] == [], figures
     assert figures["faults"] >= 8 and figures["failovers"] >= 2 and proxied > 3, figures
     assert result.acknowledged > 1000, figures
     assert result.ok, (figures, result.lost[:3], result.duplicated, result.reordered[:3], result.diverged)

@@ -19,6 +19,7 @@ def test_acknowledged_writes_survive_kills_pauses_and_cut_links_of_broker_and_co
     result, figures = run_processes(tmp_path, 40, seed=7, producers=2,
                                     first=["kill-controller", "kill-broker", "cut-broker"])
     assert figures["settled"], figures
+    assert figures["producer_fatal_errors"] == [], figures  # e.g. a new leader's OUT_OF_ORDER_SEQUENCE_NUMBER
     assert result.lost == [], result.lost[:5]
     assert result.duplicated == {}, list(result.duplicated.items())[:5]
     assert result.wrong_offset == [] and result.reordered == [], figures

@@ -151,3 +151,44 @@ def test_a_refused_expansion_stops_counting_the_follower_and_the_high_watermark_
     leader.followers[3].log_end_offset = 10
     leader.update_high_watermark()
     assert leader.high_watermark == 10
+
+
+def test_an_accepted_expansion_that_moved_the_leadership_is_not_taken_as_this_leaders_isr():
+    """The controller adds the returning preferred replica and, in the same breath, makes it leader
+    at a new epoch. The old leader's AlterPartition answer names the new leader: taking it as "my
+    ISR changed" (and forgetting the follower it asked for) let it acknowledge writes only one
+    follower held until the metadata made it a follower; the new leader lacked them, and the run
+    of bench/faults_processes.py saw its producers fail with OUT_OF_ORDER_SEQUENCE_NUMBER."""
+    from minikafka.brokerproc.remote import QuorumIsrChannel
+    from minikafka.metadata import ClusterMetadata, TopicInfo
+    from minikafka.protocol import codec
+
+    class Quorum:  # the active controller's answer, over no socket
+        async def serves(self, api_key: int, version: int) -> bool:
+            return version == 3
+
+        async def call(self, request: object) -> object:
+            module = codec.response_module(56, 3)
+            moved = codec.entity(module, "PartitionData", partition_index=0, error_code=0, leader_id=2,
+                                 leader_epoch=2, isr=(2, 1, 3), partition_epoch=6)
+            return codec.make(codec.response_class(56, 3), error_code=0, topics=(
+                codec.entity(module, "TopicData", topic_id=request.topics[0].topic_id,  # type: ignore[attr-defined]
+                             partitions=(moved,)),))
+
+    broker = Assembly().add_broker(1)
+    config = TopicConfig(BrokerConfig(), {})
+    info = PartitionInfo(0, [2, 1, 3], 1, [1, 3], leader_epoch=1, partition_epoch=5)
+    metadata = ClusterMetadata(BrokerConfig({}))
+    metadata.topics["t"] = TopicInfo("t", "7e57a8b1-0000-4000-8000-000000000001", [info])
+    leader = Partition("t", info, PartitionLog(None, config, topic="t"), config, 1)
+    write(leader, 5)
+    now = 10**13
+    leader.followers = {2: FollowerState(5, now, now), 3: FollowerState(5, now, now)}
+    broker.isr_channel = QuorumIsrChannel(1, Quorum(), metadata, lambda: 7)  # type: ignore[arg-type]
+    broker.partitions[("t", 0)] = leader
+    asyncio.run(broker.check_isr(LAG_MS))
+    assert info.isr == [1, 3] and leader.pending_isr == {2}
+    write(leader, 5)  # broker 2 leads now and fetches no more: what only broker 3 copies is not acknowledged
+    leader.followers[3].log_end_offset = 10
+    leader.update_high_watermark()
+    assert leader.high_watermark == 5
