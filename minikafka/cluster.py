@@ -43,6 +43,7 @@ from .security.authorizer import StandardAuthorizer
 from .security.connections import SessionFactory
 from .security.scram import MECHANISMS as SCRAM_MECHANISMS
 from .server import Listener
+from .transactions.channel import InProcessTxnPeers
 
 T = TypeVar("T")
 log = logging.getLogger("minikafka")
@@ -182,7 +183,7 @@ class Cluster:
         config = self.metadata.broker_config(node_id)
         source = NetworkSource(self.metadata, config) if self.replication == "network" else None
         broker = Broker(node_id, config, self.controller, self.peers, self.broker_log_dirs(node_id),
-                        fetch_source=source)
+                        fetch_source=source, txn_peers=InProcessTxnPeers(self.brokers))
         dispatcher = RequestDispatcher(broker, self.authorizer)
         old = self.dispatchers.get(node_id)
         if old is not None:

@@ -22,7 +22,9 @@ of the producer is then fenced at its next write, not only after a new instance 
 Each transactional id moves one step at a time: a per-id lock serialises EndTxn,
 InitProducerId, AddPartitions and the timer, so a transaction is completed once.
 The coordinator knows only its own broker's replicas (``LocalReplicas``) and reaches
-partition leaders elsewhere through ``Peers`` (WriteTxnMarkers).
+partition leaders elsewhere through ``channel.TxnPeers`` (WriteTxnMarkers), one request per
+leader; partitions whose leader did not write the marker (it moved, or its broker is down)
+are sent again at the timer's next tick, to the leader the metadata names by then.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ from ..clock import now_ms
 from ..errors import ErrorCode, KafkaError
 from ..groups import offsets
 from ..replica.partition import Partition
-from ..replica.peers import LocalReplicas, Peers
+from ..replica.peers import LocalReplicas
 from . import epochs, states, txnlog
+from .channel import Marker, TopicPartition, TxnPeers
 from .states import TxnState
 from .txnlog import TxnMetadata
 
@@ -56,7 +59,7 @@ partition_for_key = offsets.partition_for
 
 
 class TransactionCoordinator:
-    def __init__(self, replicas: LocalReplicas, peers: Peers, ensure_offsets_topic: Callable[[], None]):
+    def __init__(self, replicas: LocalReplicas, peers: TxnPeers, ensure_offsets_topic: Callable[[], None]):
         self.replicas, self.peers, self.metadata = replicas, peers, replicas.metadata
         self.config, self.node_id = replicas.config, replicas.node_id
         self.ensure_offsets_topic = ensure_offsets_topic
@@ -71,7 +74,10 @@ class TransactionCoordinator:
 
     def partition_of(self, transactional_id: str) -> int:
         self.ensure_topic()
-        return partition_for_key(transactional_id, len(self.metadata.topics[TOPIC].partitions))
+        state_topic = self.metadata.topics.get(TOPIC)
+        if state_topic is None:  # a broker process asked the controller for it: it arrives by the metadata log
+            raise KafkaError(ErrorCode.coordinator_not_available, f"{TOPIC} is being created; retry shortly.")
+        return partition_for_key(transactional_id, len(state_topic.partitions))
 
     def _state_partition(self, transactional_id: str) -> Partition:
         index = self.partition_of(transactional_id)
@@ -189,6 +195,8 @@ class TransactionCoordinator:
         offsets_topic = offsets.TOPIC
         if offsets_topic not in self.metadata.topics:
             self.ensure_offsets_topic()
+        if offsets_topic not in self.metadata.topics:  # being created by the controller (broker processes)
+            raise KafkaError(ErrorCode.coordinator_not_available, f"{offsets_topic} is being created; retry shortly.")
         count = len(self.metadata.topics[offsets_topic].partitions)
         await self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
 
@@ -278,7 +286,7 @@ class TransactionCoordinator:
     # -- completing and aborting --------------------------------------------------------------
     async def _complete(self, meta: TxnMetadata) -> None:
         commit = meta.state == TxnState.PREPARE_COMMIT
-        pending = [tp for tp in sorted(meta.partitions) if not await self._write_marker(tp, meta, commit)]
+        pending = await self._write_markers(meta, commit)
         if pending:
             log.warning("markers for %s not yet written to %s; will retry", meta.transactional_id, pending)
             meta.partitions = set(pending)
@@ -288,16 +296,21 @@ class TransactionCoordinator:
             meta.producer_id, meta.producer_epoch, meta.next_producer_id = meta.next_producer_id, 0, -1
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
-    async def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
-        """WriteTxnMarkers: ask the partition's leader to append a COMMIT or ABORT marker."""
-        topic, index = tp
-        info = self.metadata.topics.get(topic)
-        if info is None:
-            return True  # the topic was deleted: nothing to mark
-        leader = self.peers.get(info.partitions[index].leader)
-        if leader is None:
-            return False
-        return await leader.write_txn_marker(topic, index, meta.producer_id, meta.producer_epoch, commit)
+    async def _write_markers(self, meta: TxnMetadata, commit: bool) -> list[TopicPartition]:
+        """WriteTxnMarkers to each partition's leader, one request per leader broker, all at once;
+        the partitions whose marker is not written yet."""
+        by_leader: defaultdict[int, list[TopicPartition]] = defaultdict(list)
+        for topic, index in sorted(meta.partitions):
+            info = self.metadata.topics.get(topic)
+            if info is None or index >= len(info.partitions):
+                continue  # the topic was deleted: nothing to mark
+            by_leader[info.partitions[index].leader].append((topic, index))
+        state = self.replicas.local_replica(TOPIC, self.partition_of(meta.transactional_id))
+        marker = Marker(meta.producer_id, meta.producer_epoch, commit, state.leader_epoch if state else -1)
+        answers = await asyncio.gather(*(self.peers.write_markers(leader, marker, partitions)
+                                         for leader, partitions in by_leader.items()))
+        return sorted(tp for answer in answers for tp, code in answer.items()
+                      if code != ErrorCode.none and tp[0] in self.metadata.topics)
 
     async def _abort_for_fencing(self, meta: TxnMetadata) -> None:
         meta.producer_epoch += 1  # markers carry the new epoch: the zombie's writes are refused
