@@ -50,6 +50,10 @@ log = logging.getLogger("minikafka.transactions")
 
 TOPIC = "__transaction_state"
 REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
+# How long EndTxn (and the timer) waits for the markers before going on without them: Kafka answers
+# EndTxn once the decision is written; a leader that does not answer (a paused broker) would otherwise
+# hold the producer's commit, and the timer's other ids, for the whole request timeout.
+MARKERS_WAIT = datetime.timedelta(seconds=5)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 MAX_EPOCH = 32767  # the largest int16: an epoch bumped to it is the producer id's last
 
@@ -66,6 +70,7 @@ class TransactionCoordinator:
         self.txns: dict[str, TxnMetadata] = {}
         self.loaded: set[int] = set()  # __transaction_state partitions whose state is in memory
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)  # one step at a time per id
+        self._completing: dict[str, asyncio.Future[None]] = {}  # markers still out after MARKERS_WAIT
 
     # -- placement and loading ---------------------------------------------------------
     def ensure_topic(self) -> None:
@@ -221,7 +226,7 @@ class TransactionCoordinator:
             raise KafkaError(ErrorCode.invalid_txn_state,
                              f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
 
     async def _end_txn_v2(self, tid: str, pid: int, epoch: int, commit: bool) -> tuple[int, int]:
         self._state_partition(tid)
@@ -237,7 +242,7 @@ class TransactionCoordinator:
             meta.next_producer_id = self.metadata.next_producer_id()
         meta.client_transaction_version = 2
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
         return _next_producer(meta)
 
     def verify(self, tid: str, pid: int, epoch: int, topic: str, index: int) -> None:
@@ -296,6 +301,28 @@ class TransactionCoordinator:
             meta.producer_id, meta.producer_epoch, meta.next_producer_id = meta.next_producer_id, 0, -1
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
+    async def _complete_in_time(self, meta: TxnMetadata) -> None:
+        """``_complete``, waited for up to MARKERS_WAIT; past it the markers go on alone (the state stays
+        PREPARE_*, so the id's next request hears CONCURRENT_TRANSACTIONS) and the timer leaves the id
+        to them until they are answered."""
+        tid = meta.transactional_id
+        if tid in self._completing:
+            return
+        task = asyncio.ensure_future(self._complete(meta))
+        done, _ = await asyncio.wait({task}, timeout=MARKERS_WAIT.total_seconds())
+        if done:
+            task.result()
+            return
+        log.warning("markers for %s still unanswered after %s; going on without them", tid, MARKERS_WAIT)
+        self._completing[tid] = task
+        task.add_done_callback(lambda done: self._answered(tid, done))
+
+    def _answered(self, tid: str, task: asyncio.Future[None]) -> None:
+        """The markers left to themselves are answered: the timer takes the id back (and any rest)."""
+        self._completing.pop(tid, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.info("completing %r stopped: %s; the timer tries again", tid, task.exception())
+
     async def _write_markers(self, meta: TxnMetadata, commit: bool) -> list[TopicPartition]:
         """WriteTxnMarkers to each partition's leader, one request per leader broker, all at once;
         the partitions whose marker is not written yet."""
@@ -315,18 +342,22 @@ class TransactionCoordinator:
     async def _abort_for_fencing(self, meta: TxnMetadata) -> None:
         meta.producer_epoch += 1  # markers carry the new epoch: the zombie's writes are refused
         await self._persist(meta, TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
 
     async def run(self, interval_s: float = 0.2) -> None:
         """Abort transactions past their timeout; retry markers that could not be written."""
-        while True:
-            await asyncio.sleep(interval_s)
-            now = now_ms()
-            for meta in list(self.txns.values()):
-                try:
-                    await self.tick(meta, now)
-                except KafkaError as e:
-                    log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
+        try:
+            while True:
+                await asyncio.sleep(interval_s)
+                now = now_ms()
+                for meta in list(self.txns.values()):
+                    try:
+                        await self.tick(meta, now)
+                    except KafkaError as e:
+                        log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
+        finally:  # the broker is closing: markers still out are sent again by the next coordinator
+            for task in list(self._completing.values()):
+                task.cancel()
 
     async def tick(self, meta: TxnMetadata, now: int) -> None:
         """The timer's step for one id, taken in turn with the id's requests."""
@@ -338,7 +369,7 @@ class TransactionCoordinator:
             return  # expired or replaced while waiting for the lock
         if meta.state in (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT):
             self._state_partition(meta.transactional_id)
-            await self._complete(meta)
+            await self._complete_in_time(meta)
         elif meta.state == TxnState.ONGOING and now - meta.start_ms > meta.timeout_ms:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)

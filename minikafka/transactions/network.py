@@ -69,7 +69,7 @@ class NetworkTxnPeers:
         try:
             answer = await self._channel(broker_id, MARKERS).call(markers_request(marker, partitions))
         except NETWORK_ERRORS as e:
-            log.info("WriteTxnMarkers to broker %d failed (%s); the coordinator sends it again", broker_id, e)
+            log.info("WriteTxnMarkers to broker %d failed (%r); the coordinator sends it again", broker_id, e)
             return dict.fromkeys(partitions, ErrorCode.network_exception)
         found = {(t.name, int(p.partition_index)): ErrorCode(p.error_code)
                  for m in answer.markers for t in m.topics for p in t.partitions}

@@ -231,3 +231,32 @@ def test_killing_a_partition_leader_before_commit_leaves_the_markers_to_its_succ
         assert sorted(got) == sorted(f"f{p}-{i}".encode() for p in range(3) for i in range(5))
         assert stable == {0: 6, 1: 6, 2: 6}  # five records and the commit marker, on the new leader too
         assert "markers for" in pc.output(coordinator)  # the coordinator did have to send one again
+
+
+@pytest.mark.slow
+def test_a_paused_partition_leader_does_not_hold_the_commit_and_its_marker_reaches_the_next_leader(tmp_path):
+    """A leader that stops answering (SIGSTOP) holds its WriteTxnMarkers until the request times out; EndTxn
+    is answered once the coordinator has waited a few seconds for the markers (Kafka answers once the
+    decision is written), and the marker goes to the partition's next leader after that."""
+    options, config = ("--broker-session-timeout-ms", "3000"), {"transaction.state.log.replication.factor": 1}
+    with ProcessCluster(brokers=3, controllers=3, data_dir=tmp_path, controller_options=options, config=config) as pc:
+        led = create_spread_topic(pc.bootstrap_servers, "paused")
+        ensure_txn_state(pc.bootstrap_servers)
+        tid, coordinator = tid_on_other_broker(pc.bootstrap_servers, set(), "paused")
+        victim = next(b for b in led.values() if b != coordinator)
+        producer = transactional_producer(pc.bootstrap_servers, tid)
+        producer.begin_transaction()
+        for p in range(3):
+            producer.produce("paused", value=f"p{p}".encode(), partition=p)
+        assert producer.flush(30) == 0
+        pc.pause(victim)
+        try:
+            started = time.monotonic()
+            producer.commit_transaction(20)
+            assert time.monotonic() - started < 15  # not the marker request's 30 s timeout
+            others = [b for b in pc.broker_ids if b != victim]
+            got, stable = read_all(pc.bootstrap(others), "paused", "read_committed", 3, timeout=60)
+        finally:
+            pc.resume(victim)
+        assert sorted(got) == [b"p0", b"p1", b"p2"]
+        assert stable == {0: 2, 1: 2, 2: 2}

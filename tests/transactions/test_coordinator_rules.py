@@ -5,6 +5,7 @@ idle ids expire. A real Broker on an event loop, driven by method calls."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 
 import pytest
 
@@ -18,6 +19,7 @@ from minikafka.metadata import ClusterMetadata
 from minikafka.replica.partition import Partition
 from minikafka.replica.peers import Peers
 from minikafka.transactions.channel import InProcessTxnPeers, Marker
+from minikafka.transactions import coordinator
 from minikafka.transactions.coordinator import TOPIC
 from minikafka.transactions.states import TxnState
 
@@ -143,3 +145,59 @@ def test_a_marker_refused_by_a_former_leader_is_sent_to_the_new_leader_at_the_ne
     assert state == TxnState.COMPLETE_COMMIT
     assert asked == [(1, [("out", 0), ("out", 1)]), (2, [("out", 1)])]
     assert written == 1
+
+
+class SilentLeader:
+    """A ``TxnPeers`` whose leader holds every WriteTxnMarkers until ``answer`` is set, then writes them."""
+
+    def __init__(self, real: InProcessTxnPeers):
+        self.real, self.answer, self.calls = real, asyncio.Event(), 0
+
+    async def write_markers(self, broker_id: int, marker: Marker,
+                            partitions: list[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        self.calls += 1
+        await self.answer.wait()
+        return await self.real.write_markers(broker_id, marker, partitions)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_end_txn_answers_after_markers_wait_and_the_markers_finish_alone(monkeypatch):
+    """Kafka answers EndTxn once the decision is written: a leader that does not answer holds the commit
+    only MARKERS_WAIT; meanwhile the id is busy (CONCURRENT_TRANSACTIONS) and the timer sends nothing again."""
+    monkeypatch.setattr(coordinator, "MARKERS_WAIT", datetime.timedelta(milliseconds=50))
+
+    async def scenario():
+        metadata = ClusterMetadata(BrokerConfig({}))
+        hosts: dict = {}
+        peers = Peers(hosts)
+        channel = SilentLeader(InProcessTxnPeers(hosts))
+        broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None, txn_peers=channel)
+        hosts[1] = broker
+        metadata.brokers[1] = ("127.0.0.1", 0)
+        broker.controller.elect_controller()
+        broker.create_topic("out", 1, 1)
+        txns = broker.transactions
+        pid, epoch = await txns.init_producer_id("tid", 60_000)
+        await txns.add_partitions("tid", pid, epoch, [("out", 0)])
+        await txns.end_txn("tid", pid, epoch, commit=True)  # returns although no marker is written
+        meta = txns.txns["tid"]
+        answered = meta.state
+        try:
+            await txns.init_producer_id("tid", 60_000)
+            busy = ErrorCode.none
+        except KafkaError as e:
+            busy = e.code
+        await txns.tick(meta, now_ms())
+        calls = channel.calls
+        channel.answer.set()
+        for _ in range(100):
+            if meta.state == TxnState.COMPLETE_COMMIT:
+                break
+            await asyncio.sleep(0.01)
+        return answered, busy, calls, meta.state, markers(broker.partitions["out", 0])
+
+    answered, busy, calls, state, written = run(scenario())
+    assert (answered, busy, calls) == (TxnState.PREPARE_COMMIT, ErrorCode.concurrent_transactions, 1)
+    assert (state, written) == (TxnState.COMPLETE_COMMIT, 1)
