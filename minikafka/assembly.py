@@ -44,6 +44,7 @@ from .protocol.apis import BY_KEY
 from .replica.peers import Peers
 from .replica.sources import TRANSPORTS, NetworkSource
 from .security.authorizer import Authorizer
+from .transactions.channel import InProcessTxnPeers
 
 __all__ = ["Assembly", "DirectBroker", "run"]
 
@@ -95,7 +96,7 @@ class Assembly:
         config = self.metadata.broker_config(node_id)
         source = NetworkSource(self.metadata, config) if self.replication == "network" else None
         broker = Broker(node_id, config, self.controller, self.peers, list(log_dirs) if log_dirs else None,
-                        fetch_source=source, clock=self.clock)
+                        fetch_source=source, txn_peers=InProcessTxnPeers(self.brokers), clock=self.clock)
         dispatcher = RequestDispatcher(broker, self.authorizer)
         kept = self.dispatchers.get(node_id)
         faults = kept.faults if kept is not None else self._earlier_faults.get(node_id)

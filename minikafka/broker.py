@@ -4,7 +4,8 @@ A broker holds the replicas the controller placed on it, leads some of them and 
 the others (``replica.fetcher``), keeps the ISR of what it leads honest, runs the log
 cleaner, and hosts a group coordinator and a transaction coordinator for the internal
 partitions it leads. It never reaches into another broker: what brokers ask of each
-other goes through ``replica.peers`` (the ``ReplicaHost`` methods below). Requests
+other goes through ``replica.peers`` (the ``ReplicaHost`` methods below), and a transaction's
+markers and verification through ``transactions.channel`` (``TxnHost``). Requests
 reach it through the handlers (``minikafka.handlers.dispatch``); sockets are the
 server's business. All state is owned by one asyncio event loop, so nothing here locks.
 """
@@ -50,6 +51,7 @@ from .share.manager import Fetched, SharePartitionManager
 from .share.partition import AckBatch
 from .share.sessions import ShareSession
 from .share.state_topic import ShareStateTopic
+from .transactions.channel import InProcessTxnPeers, TxnPeers
 from .transactions.coordinator import TOPIC as TXN_TOPIC
 from .transactions.coordinator import TransactionCoordinator
 from .transactions.txnlog import TxnMetadata
@@ -92,7 +94,8 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
 
     def __init__(self, node_id: int, config: BrokerConfig, controller: Controller, peers: Peers,
                  data_dir: Path | Sequence[Path] | None, isr_channel: IsrChannel | None = None,
-                 fetch_source: FetchSource | None = None, clock: Clock = SYSTEM):
+                 fetch_source: FetchSource | None = None, txn_peers: TxnPeers | None = None,
+                 clock: Clock = SYSTEM):
         self.node_id, self.config, self.clock = node_id, config, clock  # the coordinators' clock (``clock``)
         self.controller, self.metadata, self.peers = controller, controller.metadata, peers
         self.isr_channel: IsrChannel = isr_channel or ControllerIsrChannel(controller)  # AlterPartition
@@ -112,7 +115,9 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
         self.fetcher = ReplicaFetcher(node_id, self.partitions, fetch_source or InProcessSource(peers, config), config,
                                       ByteRate(lambda: self.config["follower.replication.throttled.rate"]))
         self.groups = GroupCoordinator(node_id, config, OffsetsTopic(self), clock)
-        self.transactions = TransactionCoordinator(self, peers, self.groups.ensure_offsets_topic, clock)
+        # markers and KIP-890 questions: method calls on the brokers of this process unless told
+        self.txn_peers: TxnPeers = txn_peers or InProcessTxnPeers({node_id: self})
+        self.transactions = TransactionCoordinator(self, self.txn_peers, self.groups.ensure_offsets_topic, clock)
         share_state = ShareStateTopic(self, peers)  # share groups, KIP-932
         self.share_groups = ShareGroupCoordinator(node_id, config, self.metadata, share_state,
                                                   self.groups.coordinator_id, self._classic_group_type, clock)
@@ -166,6 +171,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)  # let them finish cancelling
         self._tasks.clear()
+        self.txn_peers.close()
         for move in self.log_dir_moves.values():
             move.future.close()  # left on disk: the next start deletes it
         self.log_dir_moves.clear()
@@ -244,14 +250,18 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
         part.notify()  # long polls on a former leader return and learn the news
 
     async def write_txn_marker(self, topic: str, index: int, producer_id: int, producer_epoch: int,
-                               commit: bool) -> bool:
+                               commit: bool) -> ErrorCode:
         """WriteTxnMarkers: end a producer's transaction on a partition this broker leads.
 
-        False when this broker does not lead it (the coordinator retries later).
+        NOT_LEADER_OR_FOLLOWER when this broker does not lead it (the coordinator retries with the
+        leader it learns of), UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist.
         """
+        found = self.metadata.topics.get(topic)
+        if found is None or not 0 <= index < len(found.partitions):
+            return ErrorCode.unknown_topic_or_partition
         part = self.partitions.get((topic, index))
         if part is None or not part.is_leader:
-            return False
+            return ErrorCode.not_leader_or_follower
         offset = part.write_marker(producer_id, producer_epoch, commit)
         if topic == OFFSETS_TOPIC:
             self.groups.complete_transaction(index, producer_id, commit)
@@ -259,7 +269,7 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
             await part.wait_for_replicas(offset + 1, MARKER_REPLICATION_TIMEOUT)
         except KafkaError:
             log.warning("marker on %s-%d not yet on all in-sync replicas", topic, index)
-        return True
+        return ErrorCode.none
 
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, topic: str,
                            index: int) -> None:
@@ -302,9 +312,11 @@ class Broker(ResourceConfigs, RecordAccess, FetchAccess):  # the ports of the co
                                          may_add: bool) -> dict[tuple[str, int], ErrorCode]:
         """TxnOffsetCommit: check (or, protocol v2, add) the producer with its coordinator, then commit."""
         if implicit_adds(self.config["transaction.version"], may_add):
-            await add_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata, self.peers)
+            await add_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata,
+                                    self.txn_peers)
         else:
-            verify_offset_commit(transactional_id, producer_id, producer_epoch, self.metadata, self.peers)
+            await verify_offset_commit(transactional_id, producer_id, producer_epoch, group_id, self.metadata,
+                                       self.txn_peers)
         stamp = self.clock.wall_ms()
         commits = [(t, p, CommittedOffset(offset, epoch, metadata, stamp)) for t, p, offset, epoch, metadata in offsets]
         return await self.groups.commit_transactional(group_id, producer_id, producer_epoch, member_id, instance_id,

@@ -20,7 +20,7 @@ from .errors import ErrorCode, KafkaError
 from .metadata import INTERNAL_TOPICS, ClusterMetadata
 from .replica import offset_lookup
 from .replica.partition import AppendInfo, Partition
-from .replica.peers import Peers
+from .transactions.channel import TxnPeers
 from .transactions.verification import add_write, implicit_adds, verify_write
 
 log = logging.getLogger("minikafka.produce")
@@ -31,7 +31,7 @@ class RecordAccess:
 
     config: BrokerConfig
     metadata: ClusterMetadata
-    peers: Peers
+    txn_peers: TxnPeers
 
     def leader_replica(self, topic: str, index: int) -> Partition:
         raise NotImplementedError
@@ -48,9 +48,9 @@ class RecordAccess:
             if transactional_id is not None:
                 header = records.BatchHeader.parse(batch)
                 if implicit_adds(self.config["transaction.version"], may_add_partition):
-                    await add_write(part, header, transactional_id, self.metadata, self.peers)
+                    await add_write(part, header, transactional_id, self.metadata, self.txn_peers)
                 else:
-                    verify_write(part, header, transactional_id, self.metadata, self.peers)
+                    await verify_write(part, header, transactional_id, self.metadata, self.txn_peers)
             info = part.append_produced(batch)
         except records.CorruptRecordError as e:
             raise KafkaError(ErrorCode.corrupt_message, str(e)) from None

@@ -42,8 +42,10 @@ from ..kraft.image import MetadataDelta, MetadataImage
 from ..metadata import ClusterMetadata, TopicInfo
 from ..protocol import codec
 from ..protocol.apis import BY_KEY
-from ..replica.peers import Peers, ReplicaHost
+from ..replica.peers import Peers
 from ..replica.sources import NetworkSource
+from ..transactions.channel import InProcessTxnPeers
+from ..transactions.network import NetworkTxnPeers
 from ..server import Listener
 from .observer import MetadataObserver
 from .quorum_client import NoController, QuorumClient
@@ -147,7 +149,7 @@ class BrokerProcess:
         self.config = BrokerConfig(config)
         self.metadata = BrokerMetadata(self.config)
         self.metadata.cluster_id = s.cluster_id
-        self.hosts: dict[int, ReplicaHost] = {}
+        self.hosts: dict[int, Broker] = {}  # this broker alone: the others are reached over TCP
         self.peers = Peers(self.hosts)
         self.controller = Controller(self.metadata, self.peers)
         s.log_dir.mkdir(parents=True, exist_ok=True)
@@ -155,8 +157,10 @@ class BrokerProcess:
         self.broker_epoch = -1
         isr_channel = QuorumIsrChannel(s.node_id, self.quorum, self.metadata, lambda: self.broker_epoch)
         broker_config = self.metadata.broker_config(s.node_id)
+        # Fetch, WriteTxnMarkers and KIP-890's AddPartitionsToTxn go to the other brokers over TCP
+        txn_peers = NetworkTxnPeers(s.node_id, InProcessTxnPeers(self.hosts), self.metadata, broker_config)
         self.broker = ProcessBroker(s.node_id, broker_config, self.controller, self.peers, [s.log_dir], isr_channel,
-                                    fetch_source=NetworkSource(self.metadata, broker_config))  # Fetch over TCP
+                                    fetch_source=NetworkSource(self.metadata, broker_config), txn_peers=txn_peers)
         self.dispatcher = RequestDispatcher(self.broker)
         self.listener = Listener(self.handle_frame, s.host, s.port,
                                  idle_ms=self.config["connections.max.idle.ms"])

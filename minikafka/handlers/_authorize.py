@@ -113,7 +113,7 @@ CHECKED_IN_HANDLER: dict[int, str] = {
     10: "DESCRIBE on each group or transactional id (v4+ asks for several)",
     20: "DELETE on each topic", 21: "DELETE on each topic",
     23: "DESCRIBE on each topic (a broker, replica id >= 0: CLUSTER_ACTION)",
-    24: "WRITE on each topic (v4+: CLUSTER_ACTION)",
+    24: "WRITE on each topic (v4+: CLUSTER_ACTION)", 27: "CLUSTER_ACTION on the cluster (brokers only)",
     75: "DESCRIBE on each topic (left out of 'all topics')",
     28: "READ on each topic", 29: "DESCRIBE on the cluster", 30: "ALTER on the cluster", 31: "ALTER on the cluster",
     32: "DESCRIBE_CONFIGS on each topic, or the cluster", 33: "ALTER_CONFIGS on each topic, or the cluster",

@@ -243,6 +243,16 @@ class TransactionsPort(Protocol):
         ...
 
 
+class TxnMarkersPort(Protocol):
+    """What WriteTxnMarkers asks of a partition leader (KIP-98): end a producer's transaction there."""
+
+    async def write_txn_marker(self, topic: str, index: int, producer_id: int, producer_epoch: int,
+                               commit: bool) -> ErrorCode:
+        """NONE once the marker is written; NOT_LEADER_OR_FOLLOWER where this broker does not lead the
+        partition; UNKNOWN_TOPIC_OR_PARTITION where it does not exist."""
+        ...
+
+
 class ConfigsPort(Protocol):
     """What the config APIs ask of a broker (``minikafka.resource_configs``): a resource is a topic (2),
     a broker (4: its id, or "" for the cluster-wide defaults), a broker's loggers (8, KIP-412) or a
@@ -905,7 +915,7 @@ class EpochsPort(Protocol):
         ...
 
 
-class Ports(TransactionsPort, ConfigsPort, SharePort, AclsPort, ScramPort, CoordinatorsPort, GroupsPort,
-            ConsumerGroupsPort, QuorumPort, ConfigResourcesPort, ClusterViewPort, TopicsPort, ReassignmentPort,
-            LogDirsPort, SettingsPort, ProducePort, OffsetsPort, FetchPort, EpochsPort, Protocol):
+class Ports(TransactionsPort, TxnMarkersPort, ConfigsPort, SharePort, AclsPort, ScramPort, CoordinatorsPort,
+            GroupsPort, ConsumerGroupsPort, QuorumPort, ConfigResourcesPort, ClusterViewPort, TopicsPort,
+            ReassignmentPort, LogDirsPort, SettingsPort, ProducePort, OffsetsPort, FetchPort, EpochsPort, Protocol):
     """Every port a converted handler may be given: what ``Broker`` provides to the registry."""

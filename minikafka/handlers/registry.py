@@ -87,6 +87,7 @@ from . import (
     share_group_heartbeat,
     sync_group,
     txn_offset_commit,
+    write_txn_markers,
 )
 from .ports import Caller, Ports
 
@@ -163,6 +164,7 @@ HANDLERS: dict[int, Row] = {
                     error_response=add_partitions_to_txn.error_response),
     25: PortHandler(add_offsets_to_txn.AddOffsetsToTxn),
     26: PortHandler(end_txn.EndTxn),
+    27: PortHandler(write_txn_markers.WriteTxnMarkers, error_response=write_txn_markers.error_response),
     28: PortHandler(txn_offset_commit.TxnOffsetCommit, error_response=txn_offset_commit.error_response),
     29: PortHandler(describe_acls.DescribeAcls),
     30: PortHandler(create_acls.CreateAcls, error_response=create_acls.error_response),

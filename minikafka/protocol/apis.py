@@ -65,6 +65,7 @@ API_TABLE: tuple[Api, ...] = (
     Api(24, "AddPartitionsToTxn", 0, 5),
     Api(25, "AddOffsetsToTxn", 0, 4),
     Api(26, "EndTxn", 0, 5),
+    Api(27, "WriteTxnMarkers", 1, 2),  # inter-broker: a transaction coordinator to partition leaders
     Api(28, "TxnOffsetCommit", 0, 5),
     Api(29, "DescribeAcls", 1, 3),
     Api(30, "CreateAcls", 1, 3),

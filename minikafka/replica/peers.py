@@ -1,11 +1,11 @@
 """How one broker reaches the others: the one seam between brokers of a cluster.
 
 In Apache Kafka brokers talk over the network: followers send Fetch requests to
-leaders, the controller sends partition changes, a transaction coordinator sends
-WriteTxnMarkers to partition leaders, and a leader verifies a transactional write with
-the coordinator (KIP-890). The embedded cluster's brokers share one process and one event
-loop, so each of those is a method call, and all of them pass through ``Peers``: what one
-broker may ask of another is exactly the ``ReplicaHost`` protocol below, nothing else.
+leaders and the controller sends partition changes. The embedded cluster's brokers share
+one process and one event loop, so each of those is a method call, and all of them pass
+through ``Peers``: what one broker may ask of another's replicas is exactly the
+``ReplicaHost`` protocol below, nothing else. Transactions (WriteTxnMarkers, KIP-890's
+verification) have their own seam above this floor, ``transactions.channel``.
 Two seams already have a network form: a follower's fetches (``fetcher.FetchSource``:
 ``sources.NetworkSource`` sends Fetch over TCP) and a leader's ISR changes
 (``isr.IsrChannel``, AlterPartition).
@@ -40,20 +40,6 @@ class ReplicaHost(Protocol):
     def drop_replica(self, topic: str, index: int) -> None: ...
 
     def on_partition_change(self, topic: str, info: PartitionInfo) -> None: ...
-
-    async def write_txn_marker(self, topic: str, index: int, producer_id: int, producer_epoch: int,
-                               commit: bool) -> bool: ...
-
-    def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, topic: str,
-                           index: int) -> None: ...
-
-    def verify_transaction_producer(self, transactional_id: str, producer_id: int, producer_epoch: int) -> None: ...
-
-    async def add_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                                 topic: str, index: int) -> None: ...
-
-    async def add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                                         group_id: str) -> None: ...
 
 
 class LocalReplicas(Protocol):

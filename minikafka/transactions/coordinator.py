@@ -22,7 +22,9 @@ of the producer is then fenced at its next write, not only after a new instance 
 Each transactional id moves one step at a time: a per-id lock serialises EndTxn,
 InitProducerId, AddPartitions and the timer, so a transaction is completed once.
 The coordinator knows only its own broker's replicas (``LocalReplicas``) and reaches
-partition leaders elsewhere through ``Peers`` (WriteTxnMarkers).
+partition leaders elsewhere through ``channel.TxnPeers`` (WriteTxnMarkers), one request per
+leader; partitions whose leader did not write the marker (it moved, or its broker is down)
+are sent again at the timer's next tick, to the leader the metadata names by then.
 
 Time is the injected ``minikafka.clock.Clock``'s wall milliseconds, as in Kafka: a
 transaction's start and last update are written to ``__transaction_state`` and read back
@@ -43,8 +45,9 @@ from ..clock import SYSTEM, Clock
 from ..errors import ErrorCode, KafkaError
 from ..groups import offsets
 from ..replica.partition import Partition
-from ..replica.peers import LocalReplicas, Peers
+from ..replica.peers import LocalReplicas
 from . import epochs, states, txnlog
+from .channel import Marker, TopicPartition, TxnPeers
 from .states import TxnState
 from .txnlog import TxnMetadata
 
@@ -52,6 +55,10 @@ log = logging.getLogger("minikafka.transactions")
 
 TOPIC = "__transaction_state"
 REPLICATION_TIMEOUT = datetime.timedelta(seconds=10)
+# How long EndTxn (and the timer) waits for the markers before going on without them: Kafka answers
+# EndTxn once the decision is written; a leader that does not answer (a paused broker) would otherwise
+# hold the producer's commit, and the timer's other ids, for the whole request timeout.
+MARKERS_WAIT = datetime.timedelta(seconds=5)
 FINISHED = (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT)
 MAX_EPOCH = 32767  # the largest int16: an epoch bumped to it is the producer id's last
 
@@ -61,7 +68,7 @@ partition_for_key = offsets.partition_for
 
 
 class TransactionCoordinator:
-    def __init__(self, replicas: LocalReplicas, peers: Peers, ensure_offsets_topic: Callable[[], None],
+    def __init__(self, replicas: LocalReplicas, peers: TxnPeers, ensure_offsets_topic: Callable[[], None],
                  clock: Clock = SYSTEM):
         self.replicas, self.peers, self.metadata, self.clock = replicas, peers, replicas.metadata, clock
         self.config, self.node_id = replicas.config, replicas.node_id
@@ -69,6 +76,7 @@ class TransactionCoordinator:
         self.txns: dict[str, TxnMetadata] = {}
         self.loaded: set[int] = set()  # __transaction_state partitions whose state is in memory
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)  # one step at a time per id
+        self._completing: dict[str, asyncio.Future[None]] = {}  # markers still out after MARKERS_WAIT
 
     # -- placement and loading ---------------------------------------------------------
     def ensure_topic(self) -> None:
@@ -77,7 +85,10 @@ class TransactionCoordinator:
 
     def partition_of(self, transactional_id: str) -> int:
         self.ensure_topic()
-        return partition_for_key(transactional_id, len(self.metadata.topics[TOPIC].partitions))
+        state_topic = self.metadata.topics.get(TOPIC)
+        if state_topic is None:  # a broker process asked the controller for it: it arrives by the metadata log
+            raise KafkaError(ErrorCode.coordinator_not_available, f"{TOPIC} is being created; retry shortly.")
+        return partition_for_key(transactional_id, len(state_topic.partitions))
 
     def _state_partition(self, transactional_id: str) -> Partition:
         index = self.partition_of(transactional_id)
@@ -195,6 +206,8 @@ class TransactionCoordinator:
         offsets_topic = offsets.TOPIC
         if offsets_topic not in self.metadata.topics:
             self.ensure_offsets_topic()
+        if offsets_topic not in self.metadata.topics:  # being created by the controller (broker processes)
+            raise KafkaError(ErrorCode.coordinator_not_available, f"{offsets_topic} is being created; retry shortly.")
         count = len(self.metadata.topics[offsets_topic].partitions)
         await self.add_partitions(tid, pid, epoch, [(offsets_topic, partition_for_key(group_id, count))])
 
@@ -219,7 +232,7 @@ class TransactionCoordinator:
             raise KafkaError(ErrorCode.invalid_txn_state,
                              f"Cannot {'commit' if commit else 'abort'}: transaction {tid!r} is {meta.state.name}.")
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
 
     async def _end_txn_v2(self, tid: str, pid: int, epoch: int, commit: bool) -> tuple[int, int]:
         self._state_partition(tid)
@@ -235,7 +248,7 @@ class TransactionCoordinator:
             meta.next_producer_id = self.metadata.next_producer_id()
         meta.client_transaction_version = 2
         await self._persist(meta, TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
         return _next_producer(meta)
 
     def verify(self, tid: str, pid: int, epoch: int, topic: str, index: int) -> None:
@@ -284,7 +297,7 @@ class TransactionCoordinator:
     # -- completing and aborting --------------------------------------------------------------
     async def _complete(self, meta: TxnMetadata) -> None:
         commit = meta.state == TxnState.PREPARE_COMMIT
-        pending = [tp for tp in sorted(meta.partitions) if not await self._write_marker(tp, meta, commit)]
+        pending = await self._write_markers(meta, commit)
         if pending:
             log.warning("markers for %s not yet written to %s; will retry", meta.transactional_id, pending)
             meta.partitions = set(pending)
@@ -294,32 +307,63 @@ class TransactionCoordinator:
             meta.producer_id, meta.producer_epoch, meta.next_producer_id = meta.next_producer_id, 0, -1
         await self._persist(meta, TxnState.COMPLETE_COMMIT if commit else TxnState.COMPLETE_ABORT)
 
-    async def _write_marker(self, tp: tuple[str, int], meta: TxnMetadata, commit: bool) -> bool:
-        """WriteTxnMarkers: ask the partition's leader to append a COMMIT or ABORT marker."""
-        topic, index = tp
-        info = self.metadata.topics.get(topic)
-        if info is None:
-            return True  # the topic was deleted: nothing to mark
-        leader = self.peers.get(info.partitions[index].leader)
-        if leader is None:
-            return False
-        return await leader.write_txn_marker(topic, index, meta.producer_id, meta.producer_epoch, commit)
+    async def _complete_in_time(self, meta: TxnMetadata) -> None:
+        """``_complete``, waited for up to MARKERS_WAIT; past it the markers go on alone (the state stays
+        PREPARE_*, so the id's next request hears CONCURRENT_TRANSACTIONS) and the timer leaves the id
+        to them until they are answered."""
+        tid = meta.transactional_id
+        if tid in self._completing:
+            return
+        task = asyncio.ensure_future(self._complete(meta))
+        done, _ = await asyncio.wait({task}, timeout=MARKERS_WAIT.total_seconds())
+        if done:
+            task.result()
+            return
+        log.warning("markers for %s still unanswered after %s; going on without them", tid, MARKERS_WAIT)
+        self._completing[tid] = task
+        task.add_done_callback(lambda done: self._answered(tid, done))
+
+    def _answered(self, tid: str, task: asyncio.Future[None]) -> None:
+        """The markers left to themselves are answered: the timer takes the id back (and any rest)."""
+        self._completing.pop(tid, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.info("completing %r stopped: %s; the timer tries again", tid, task.exception())
+
+    async def _write_markers(self, meta: TxnMetadata, commit: bool) -> list[TopicPartition]:
+        """WriteTxnMarkers to each partition's leader, one request per leader broker, all at once;
+        the partitions whose marker is not written yet."""
+        by_leader: defaultdict[int, list[TopicPartition]] = defaultdict(list)
+        for topic, index in sorted(meta.partitions):
+            info = self.metadata.topics.get(topic)
+            if info is None or index >= len(info.partitions):
+                continue  # the topic was deleted: nothing to mark
+            by_leader[info.partitions[index].leader].append((topic, index))
+        state = self.replicas.local_replica(TOPIC, self.partition_of(meta.transactional_id))
+        marker = Marker(meta.producer_id, meta.producer_epoch, commit, state.leader_epoch if state else -1)
+        answers = await asyncio.gather(*(self.peers.write_markers(leader, marker, partitions)
+                                         for leader, partitions in by_leader.items()))
+        return sorted(tp for answer in answers for tp, code in answer.items()
+                      if code != ErrorCode.none and tp[0] in self.metadata.topics)
 
     async def _abort_for_fencing(self, meta: TxnMetadata) -> None:
         meta.producer_epoch += 1  # markers carry the new epoch: the zombie's writes are refused
         await self._persist(meta, TxnState.PREPARE_ABORT)
-        await self._complete(meta)
+        await self._complete_in_time(meta)
 
     async def run(self, interval_s: float = 0.2) -> None:
         """Abort transactions past their timeout; retry markers that could not be written."""
-        while True:
-            await asyncio.sleep(interval_s)
-            now = self.clock.wall_ms()
-            for meta in list(self.txns.values()):
-                try:
-                    await self.tick(meta, now)
-                except KafkaError as e:
-                    log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
+        try:
+            while True:
+                await asyncio.sleep(interval_s)
+                now = self.clock.wall_ms()
+                for meta in list(self.txns.values()):
+                    try:
+                        await self.tick(meta, now)
+                    except KafkaError as e:
+                        log.debug("transaction timer skipped %r: %s", meta.transactional_id, e.message)
+        finally:  # the broker is closing: markers still out are sent again by the next coordinator
+            for task in list(self._completing.values()):
+                task.cancel()
 
     async def tick(self, meta: TxnMetadata, now: int) -> None:
         """The timer's step for one id, taken in turn with the id's requests."""
@@ -331,7 +375,7 @@ class TransactionCoordinator:
             return  # expired or replaced while waiting for the lock
         if meta.state in (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT):
             self._state_partition(meta.transactional_id)
-            await self._complete(meta)
+            await self._complete_in_time(meta)
         elif meta.state == TxnState.ONGOING and now - meta.start_ms > meta.timeout_ms:
             self._state_partition(meta.transactional_id)
             log.info("aborting transaction %r: open longer than %d ms", meta.transactional_id, meta.timeout_ms)

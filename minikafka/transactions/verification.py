@@ -21,26 +21,30 @@ from ..errors import ErrorCode, KafkaError
 from ..metadata import ClusterMetadata
 from ..records import BatchHeader
 from ..replica.partition import Partition
-from ..replica.peers import Peers, ReplicaHost
+from .channel import TxnPeers
 from .coordinator import TOPIC, partition_for_key
 
 
-def _coordinator(transactional_id: str, metadata: ClusterMetadata, peers: Peers) -> ReplicaHost | None:
+def coordinator_of(transactional_id: str, metadata: ClusterMetadata) -> int | None:
+    """The broker leading the id's ``__transaction_state`` partition (None before the topic exists)."""
     state_topic = metadata.topics.get(TOPIC)
     if state_topic is None:
         return None
-    info = state_topic.partitions[partition_for_key(transactional_id, len(state_topic.partitions))]
-    return peers.get(info.leader)
+    return state_topic.partitions[partition_for_key(transactional_id, len(state_topic.partitions))].leader
 
 
-def verify_write(part: Partition, header: BatchHeader, transactional_id: str, metadata: ClusterMetadata,
-                 peers: Peers) -> None:
+async def verify_write(part: Partition, header: BatchHeader, transactional_id: str, metadata: ClusterMetadata,
+                       peers: TxnPeers) -> None:
     if header.producer_id in part.producers.open_transactions():
         return  # this transaction already wrote here: verified then
-    coordinator = _coordinator(transactional_id, metadata, peers)
-    if coordinator is not None:
-        coordinator.verify_transaction(transactional_id, header.producer_id, header.producer_epoch, part.topic,
-                                       part.index)
+    coordinator = coordinator_of(transactional_id, metadata)
+    if coordinator is None:
+        return
+    try:
+        await peers.verify(coordinator, transactional_id, header.producer_id, header.producer_epoch, part.topic,
+                           part.index)
+    except KafkaError as e:
+        raise as_write_error(e) from None
 
 
 def implicit_adds(transaction_version: int, request_may_add: bool) -> bool:
@@ -51,30 +55,30 @@ def implicit_adds(transaction_version: int, request_may_add: bool) -> bool:
 
 
 async def add_write(part: Partition, header: BatchHeader, transactional_id: str, metadata: ClusterMetadata,
-                    peers: Peers) -> None:
+                    peers: TxnPeers) -> None:
     """Protocol v2: a transaction's first write to a partition adds the partition to it."""
     if header.producer_id in part.producers.open_transactions():
         return  # added at this transaction's first write here
-    coordinator = _coordinator(transactional_id, metadata, peers)
+    coordinator = coordinator_of(transactional_id, metadata)
     if coordinator is None:
         raise KafkaError(ErrorCode.coordinator_not_available)
     try:
-        await coordinator.add_to_transaction(transactional_id, header.producer_id, header.producer_epoch, part.topic,
-                                             part.index)
+        await peers.add_partition(coordinator, transactional_id, header.producer_id, header.producer_epoch,
+                                  part.topic, part.index)
     except KafkaError as e:
-        raise _as_write_error(e) from None
+        raise as_write_error(e) from None
 
 
 async def add_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, group_id: str,
-                            metadata: ClusterMetadata, peers: Peers) -> None:
+                            metadata: ClusterMetadata, peers: TxnPeers) -> None:
     """Protocol v2: TxnOffsetCommit adds the group's offsets partition, as AddOffsetsToTxn did."""
-    coordinator = _coordinator(transactional_id, metadata, peers)
+    coordinator = coordinator_of(transactional_id, metadata)
     if coordinator is None:
         raise KafkaError(ErrorCode.coordinator_not_available)
-    await coordinator.add_offsets_to_transaction(transactional_id, producer_id, producer_epoch, group_id)
+    await peers.add_offsets(coordinator, transactional_id, producer_id, producer_epoch, group_id)
 
 
-def _as_write_error(e: KafkaError) -> KafkaError:
+def as_write_error(e: KafkaError) -> KafkaError:
     """The coordinator's answer as a Produce answer: a fenced producer is told INVALID_PRODUCER_EPOCH, as
     the verification path tells it; retriable answers (NOT_COORDINATOR, CONCURRENT_TRANSACTIONS) stay."""
     if e.code == ErrorCode.producer_fenced:
@@ -82,10 +86,10 @@ def _as_write_error(e: KafkaError) -> KafkaError:
     return e
 
 
-def verify_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, metadata: ClusterMetadata,
-                         peers: Peers) -> None:
+async def verify_offset_commit(transactional_id: str, producer_id: int, producer_epoch: int, group_id: str,
+                               metadata: ClusterMetadata, peers: TxnPeers) -> None:
     """TxnOffsetCommit: the group coordinator checks the producer with the transaction coordinator."""
-    coordinator = _coordinator(transactional_id, metadata, peers)
+    coordinator = coordinator_of(transactional_id, metadata)
     if coordinator is None:
         raise KafkaError(ErrorCode.invalid_producer_id_mapping)
-    coordinator.verify_transaction_producer(transactional_id, producer_id, producer_epoch)
+    await peers.verify_offsets(coordinator, transactional_id, producer_id, producer_epoch, group_id)

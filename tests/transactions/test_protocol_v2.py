@@ -27,30 +27,31 @@ from tests.rawclient import RawClient
 TID = "raw-v2"
 
 
-def init(client: RawClient) -> tuple[int, int]:
-    answer = client.request(InitProducerIdRequest(transactional_id=TID, transaction_timeout=datetime.timedelta(
+def init(client: RawClient, tid: str = TID) -> tuple[int, int]:
+    answer = client.request(InitProducerIdRequest(transactional_id=tid, transaction_timeout=datetime.timedelta(
         seconds=60), producer_id=-1, producer_epoch=-1))
     assert answer.error_code == ErrorCode.none
     return answer.producer_id, answer.producer_epoch
 
 
 def produce(client: RawClient, pid: int, epoch: int, sequence: int, partition: int = 0, version: int = 12,
-            topic: str = "out") -> ErrorCode:
+            topic: str = "out", tid: str = TID) -> ErrorCode:
     batch = records.build_batch([records.Record(0, 0, b"k", b"v")], producer_id=pid, producer_epoch=epoch,
                                 base_sequence=sequence, transactional=True)
     schema = produce_v12 if version == 12 else produce_v11
-    answer = client.request(schema.ProduceRequest(transactional_id=TID, acks=-1, timeout=datetime.timedelta(
+    answer = client.request(schema.ProduceRequest(transactional_id=tid, acks=-1, timeout=datetime.timedelta(
         seconds=10), topic_data=(schema.TopicProduceData(name=topic, partition_data=(
             schema.PartitionProduceData(index=partition, records=batch),)),)))
     return answer.responses[0].partition_responses[0].error_code
 
 
-def end_txn(client: RawClient, pid: int, epoch: int, commit: bool, version: int = 5) -> tuple[ErrorCode, int, int]:
+def end_txn(client: RawClient, pid: int, epoch: int, commit: bool, version: int = 5,
+            tid: str = TID) -> tuple[ErrorCode, int, int]:
     if version == 5:
-        answer = client.request(EndTxnV5(transactional_id=TID, producer_id=pid, producer_epoch=epoch,
+        answer = client.request(EndTxnV5(transactional_id=tid, producer_id=pid, producer_epoch=epoch,
                                          committed=commit))
         return answer.error_code, answer.producer_id, answer.producer_epoch
-    answer = client.request(EndTxnV4(transactional_id=TID, producer_id=pid, producer_epoch=epoch, committed=commit))
+    answer = client.request(EndTxnV4(transactional_id=tid, producer_id=pid, producer_epoch=epoch, committed=commit))
     return answer.error_code, pid, epoch
 
 
