@@ -9,9 +9,8 @@ QUESTIONS = {
         [N_("Nothing until an operator starts it again: the quorum has no leader"),
          N_("Within a few seconds another voter wins an election in a higher epoch"),
          N_("Every broker stops serving records until a new controller is elected")],
-        answer=1, why=N_("A voter that stops hearing its leader stands after the fetch and election timeouts; two "
-                         "of three voters are a majority, so one wins a new epoch. Brokers keep serving records "
-                         "meanwhile.")),
+        answer=1, why=N_("A voter that stops hearing its leader stands after the fetch timeout; two of three "
+                         "voters are a majority, so one wins a new epoch. Brokers keep serving records meanwhile.")),
     "fenced": Question(
         N_("A broker's process runs, clients reach it, but its links to every controller are cut. What does the "
            "cluster do?"),
