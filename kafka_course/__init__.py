@@ -11,7 +11,8 @@ or real Kafka), ``clients`` holds the client factories and small client helpers,
 ``members`` runs consumer group members in threads, ``rebalance`` measures what a
 join costs on the classic and the KIP-848 protocol, ``queues`` runs share groups
 (KIP-932), ``features`` tells what the cluster offers, ``transaction_v2`` is a producer of
-transaction protocol v2 (KIP-890 part 2), ``secured`` finds a cluster to lock down
+transaction protocol v2 (KIP-890 part 2), ``kraft`` starts notebook 05b's cluster of broker and controller
+processes and breaks it, ``secured`` finds a cluster to lock down
 (SASL, TLS, ACLs), ``commands`` runs the tools' command lines, ``views``, ``replica_views`` and
 ``state_machines`` draw live cluster state, ``checks`` powers the lab checks (one
 module per lab in ``labs``) and ``preflight`` checks a machine before the course
@@ -30,6 +31,7 @@ from .client_logs import client_log, show_client_logs
 from .ecosystem.services import ConnectCluster, kafka_connect, schema_registry
 from .errors import expect_error
 from .exercise import exercise
+from .kraft import KRaftCluster, kraft_cluster
 from .features import requires_consumer_protocol, requires_share_groups, requires_transaction_v2
 from .members import GroupMember, leave_all, wait_for_members
 from .quiz import Question, predict, quiz
@@ -39,10 +41,10 @@ from .views import AssignmentTimeline, LagTimeline, OffsetsView, show_offsets
 __all__ = [
     "AssignmentTimeline", "COMPOSE_SERVICES", "ClusterHandle", "ConnectCluster", "ENV_VAR", "GroupMember",
     "LagTimeline", "LogSizesHidden", "Message", "MinikafkaOnly", "OffsetsView", "PartitionOffsets", "PartitionState",
-    "Question", "SecuredCluster",
+    "KRaftCluster", "Question", "SecuredCluster",
     "admin", "bootstrap", "checks", "client_log", "cluster", "committed", "consume_all", "consumer", "delete_topic",
-    "exercise", "expect_error", "kafka_connect", "lag", "leave_all", "new_topic", "offsets", "partitions_of",
-    "preflight",
+    "exercise", "expect_error", "kafka_connect", "kraft_cluster", "lag", "leave_all", "new_topic", "offsets",
+    "partitions_of", "preflight",
     "predict", "produce_demo", "producer", "quiz", "requires_broker_control", "requires_consumer_protocol",
     "requires_minikafka", "requires_real_kafka", "requires_share_groups", "requires_transaction_v2",
     "schema_registry", "secured_cluster", "shell", "show_client_logs", "show_offsets", "wait_for_members", "wait_until",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from minikafka.api import Cluster
 
 if TYPE_CHECKING:
-    from minikafka.api import RunningProcesses
+    from minikafka.api import ProcessCluster, RunningProcesses
 
 from .clients import admin
 from .connection import ENV_VAR, current_bootstrap, embedded_at
@@ -271,7 +271,7 @@ class ProcessControl:
     """A process cluster (``minikafka serve --brokers 3 --controllers 3``): each broker its own process,
     stopped with SIGTERM (a controlled shutdown), crashed with SIGKILL, started again with its command."""
 
-    nodes: RunningProcesses
+    nodes: RunningProcesses | ProcessCluster  # another process's cluster, or one this kernel started
 
     def stop(self, node_id: int) -> None:
         self.nodes.terminate(node_id)
@@ -281,6 +281,13 @@ class ProcessControl:
 
     def start(self, node_id: int) -> None:
         self.nodes.start_node(node_id)
+
+    def pause(self, node_id: int) -> None:
+        """SIGSTOP: alive but silent, as in a long GC pause or a hung host."""
+        self.nodes.pause(node_id)
+
+    def resume(self, node_id: int) -> None:
+        self.nodes.resume(node_id)
 
 
 class ComposeControl:
@@ -294,6 +301,12 @@ class ComposeControl:
 
     def start(self, node_id: int) -> None:
         compose("start", COMPOSE_SERVICES[node_id])
+
+    def pause(self, node_id: int) -> None:
+        compose("pause", COMPOSE_SERVICES[node_id])
+
+    def resume(self, node_id: int) -> None:
+        compose("unpause", COMPOSE_SERVICES[node_id])
 
 
 PROCESS_CLUSTER_VAR = "MINIKAFKA_PROCESS_CLUSTER"  # the data directory of a running process cluster

@@ -43,6 +43,10 @@ KAFKA_TOOLS = ("Dynamic configs for ", "SCRAM credential configs for ", "Reassig
                "Processed a total of ",  # the console consumer's closing line, as kafka-console-consumer.sh
                "only showing top ")  # Spark's DataFrame.show()
 
+# What a Spanish lesson prints once it has a cluster: the embedded minikafka's sentence, or notebook 05b's
+# processes' (it starts brokers and KRaft controllers as processes of their own), both in Spanish.
+SPANISH_CLUSTER_STARTED = ("Arrancado un minikafka embebido", "Iniciados 3 procesos de broker")
+
 
 def is_python(text: str) -> bool:
     """Printed source code (a function shown with inspect.getsource, a file's contents)."""

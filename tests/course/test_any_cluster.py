@@ -67,6 +67,7 @@ def test_runs_with_other_parameters_against_a_cluster_outside_the_kernel(path, o
     executed = nbformat.read(tmp_path / path.name, as_version=4)
     printed = "".join(o.get("text", "") for c in code_cells(executed) for o in c.outputs)
     assert "Started an embedded minikafka" not in printed, "the notebook started its own broker"
+    assert "KRaft controller processes" not in printed, "the notebook started its own process cluster"
     noisy = [line for c in code_cells(executed) for o in c.outputs if o.get("name") == "stderr"
              for line in o.text.splitlines() if "|FAIL|" in line or line.startswith("%")]
     assert not noisy, f"librdkafka wrote to {name(path)}'s cell output: {noisy[:3]}"
