@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import uuid
 
@@ -54,14 +56,33 @@ def has_kcat() -> bool:
     return shutil.which("kcat") is not None
 
 
-# The longest single test is the deck build (every lesson, English and Spanish, executed once
-# for the slide tests). Started last, it alone would stretch the end of a parallel run by ten
-# minutes; started first, it runs while the other workers get through everything else.
-FIRST = ("tests/slides/",)
+# Spark's JVM in this test run, and in every process it starts (nbval, papermill, JupyterLab's
+# kernels, the deck build): the client JIT only (C1) and the serial collector. A notebook's Spark
+# lives a minute or two, too short for the optimising JIT to pay back the CPU it spends compiling:
+# notebook 11 under papermill took 30 s of CPU instead of 47 s, with the same outputs. Nothing the
+# notebooks print changes (spark-submit puts these on the JVM's command line; it says nothing).
+SPARK_TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+if SPARK_TEST_JVM not in os.environ.get("SPARK_SUBMIT_OPTS", ""):
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {SPARK_TEST_JVM}".strip()
+
+# Longest first, so that the end of a parallel run is short tests on every worker, not one worker
+# finishing a notebook alone. The longest single test is the deck build (every lesson in every
+# language, executed once for the slide tests): first. Then the notebook runs (tests/course, marked
+# slow), Spark's first (1 to 2 minutes each under every runner), then everything else in its order.
+NOTEBOOK_RUNS = "tests/course/"
+SPARK = re.compile(r"spark|streaming-aggregation")
+
+
+def longest_first(item) -> int:
+    if item.nodeid.startswith("tests/slides/"):
+        return 0
+    if item.nodeid.startswith(NOTEBOOK_RUNS) and item.get_closest_marker("slow"):
+        return 1 if SPARK.search(item.nodeid) else 2
+    return 3
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: 0 if item.nodeid.startswith(FIRST) else 1)  # stable: same order otherwise
+    items.sort(key=longest_first)  # stable: the same order within each rank
 
 
 @pytest.fixture
