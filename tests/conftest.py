@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import uuid
 
@@ -65,24 +64,14 @@ SPARK_TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 if SPARK_TEST_JVM not in os.environ.get("SPARK_SUBMIT_OPTS", ""):
     os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {SPARK_TEST_JVM}".strip()
 
-# Longest first, so that the end of a parallel run is short tests on every worker, not one worker
-# finishing a notebook alone. The longest single test is the deck build (every lesson in every
-# language, executed once for the slide tests): first. Then the notebook runs (tests/course, marked
-# slow), Spark's first (1 to 2 minutes each under every runner), then everything else in its order.
-NOTEBOOK_RUNS = "tests/course/"
-SPARK = re.compile(r"spark|streaming-aggregation")
-
-
-def longest_first(item) -> int:
-    if item.nodeid.startswith("tests/slides/"):
-        return 0
-    if item.nodeid.startswith(NOTEBOOK_RUNS) and item.get_closest_marker("slow"):
-        return 1 if SPARK.search(item.nodeid) else 2
-    return 3
+# The longest single test is the deck build (every lesson, English and Spanish, executed once
+# for the slide tests). Started last, it alone would stretch the end of a parallel run by ten
+# minutes; started first, it runs while the other workers get through everything else.
+FIRST = ("tests/slides/",)
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=longest_first)  # stable: the same order within each rank
+    items.sort(key=lambda item: 0 if item.nodeid.startswith(FIRST) else 1)  # stable: same order otherwise
 
 
 @pytest.fixture
