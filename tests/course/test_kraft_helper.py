@@ -9,13 +9,13 @@ should break makes the breaking cells skip with one sentence instead of failing.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 from kafka.admin import KafkaAdminClient
 
 from kafka_course import connection, handle, kraft
 from minikafka.api import Cluster, ProcessCluster
+from tests.groups.helpers import wait_until as until
 
 
 def quorum_leader(servers: str) -> int:
@@ -27,16 +27,6 @@ def quorum_leader(servers: str) -> int:
         return -1
     finally:
         client.close()
-
-
-def until(condition, timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s")
 
 
 @pytest.mark.timeout(180)

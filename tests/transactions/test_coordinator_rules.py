@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 
@@ -24,10 +26,25 @@ from minikafka.transactions.channel import InProcessTxnPeers, Marker
 from minikafka.transactions.coordinator import TOPIC
 from minikafka.transactions.states import TxnState
 
+T = TypeVar("T")
+
 
 def one_broker(**config) -> Broker:
     """Broker 1 of a one-broker cluster, in memory, without its background tasks."""
     return Assembly(config).add_broker(1)
+
+
+def broker_with(wrapper: Callable[[InProcessTxnPeers], T]) -> tuple[Broker, T]:
+    """Broker 1 of a one-broker cluster whose transaction traffic goes through ``wrapper`` around the real one."""
+    metadata = ClusterMetadata(BrokerConfig({}))
+    hosts: dict = {}
+    peers = Peers(hosts)
+    channel = wrapper(InProcessTxnPeers(hosts))
+    broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None, txn_peers=channel)  # type: ignore[arg-type]
+    hosts[1] = broker
+    metadata.brokers[1] = ("127.0.0.1", 0)
+    broker.controller.elect_controller()
+    return broker, channel
 
 
 def markers(part: Partition) -> int:
@@ -116,14 +133,8 @@ def test_a_marker_refused_by_a_former_leader_is_sent_to_the_new_leader_at_the_ne
     """As Kafka's TransactionMarkerChannelManager: NOT_LEADER_OR_FOLLOWER leaves the partition pending, and
     the retry goes to the broker the metadata names by then; the transaction completes only then."""
     async def scenario():
-        metadata = ClusterMetadata(BrokerConfig({}))
-        hosts: dict = {}
-        peers = Peers(hosts)
-        channel = MovedLeader(InProcessTxnPeers(hosts))
-        broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None, txn_peers=channel)
-        hosts[1] = broker
-        metadata.brokers[1] = ("127.0.0.1", 0)
-        broker.controller.elect_controller()
+        broker, channel = broker_with(MovedLeader)
+        metadata = broker.metadata
         broker.create_topic("out", 2, 1)
         txns = broker.transactions
         pid, epoch = await txns.init_producer_id("tid", 60_000)
@@ -164,14 +175,7 @@ def test_end_txn_answers_after_markers_wait_and_the_markers_finish_alone(monkeyp
     monkeypatch.setattr(coordinator, "MARKERS_WAIT", datetime.timedelta(milliseconds=50))
 
     async def scenario():
-        metadata = ClusterMetadata(BrokerConfig({}))
-        hosts: dict = {}
-        peers = Peers(hosts)
-        channel = SilentLeader(InProcessTxnPeers(hosts))
-        broker = Broker(1, metadata.config, Controller(metadata, peers), peers, None, txn_peers=channel)
-        hosts[1] = broker
-        metadata.brokers[1] = ("127.0.0.1", 0)
-        broker.controller.elect_controller()
+        broker, channel = broker_with(SilentLeader)
         broker.create_topic("out", 1, 1)
         txns = broker.transactions
         pid, epoch = await txns.init_producer_id("tid", 60_000)
