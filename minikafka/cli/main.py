@@ -10,6 +10,7 @@ imports them: it only finds what is installed.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         return command(rest) or 0
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``minikafka dump-log ... | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush cannot fail again
+        return 141  # 128 + SIGPIPE, as a shell reports a command its pipe's reader closed
 
 
 if __name__ == "__main__":

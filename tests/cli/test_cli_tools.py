@@ -80,6 +80,19 @@ def test_dump_log_prints_batches(cluster, bootstrap):
     assert "baseOffset: 0" in r.stdout and "payload: a" in r.stdout
 
 
+def test_dump_log_into_a_pipe_closed_early_stops_without_a_traceback(cluster, bootstrap):
+    """``minikafka dump-log ... | head -2``: the reader goes away after two lines."""
+    lines = "".join(f"{i}\n" for i in range(3000))
+    mk("console-producer", "--bootstrap-server", bootstrap, "--topic", "piped", stdin=lines)
+    proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "dump-log", str(cluster.data_dir / "piped-0"),
+                             "--print-data-log"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"Dumping")
+    proc.stdout.close()  # as head does once it has its lines
+    assert proc.wait(30) == 141
+    assert proc.stderr.read() == b""
+
+
 def test_serve_starts_and_answers(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "minikafka.cli.main", "serve", "--port", "0", "--in-memory"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
