@@ -11,6 +11,11 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.admin import KafkaAdminClient
 
 from minikafka.brokerproc.cli import parse_args, settings_from
+from minikafka.config import BrokerConfig
+from minikafka.metadata import ClusterMetadata
+from minikafka.replica.sources import NetworkSource
+from minikafka.transactions.channel import InProcessTxnPeers
+from minikafka.transactions.network import NetworkTxnPeers
 from minikafka.processes import ProcessCluster, wait_for
 
 TOPIC = "cut-replication"
@@ -70,7 +75,24 @@ def high_watermark(bootstrap: str) -> int:
         consumer.close()
 
 
-@pytest.mark.slow
+def test_replica_fetches_and_transaction_requests_dial_the_peer_address_and_the_registered_one_otherwise():
+    metadata = ClusterMetadata(BrokerConfig({}), None)
+    metadata.brokers = {2: ("127.0.0.1", 9002), 3: ("127.0.0.1", 9003)}  # what the brokers registered for clients
+    peers = {2: ("127.0.0.1", 7002)}  # broker 2's inter-broker route
+    config = metadata.broker_config(1)
+    source = NetworkSource(metadata, config, peers)
+    txn = NetworkTxnPeers(1, InProcessTxnPeers({}), metadata, config, peers)
+    try:
+        for channel in (source._channel(2), txn._channel(2, "markers")):
+            assert (channel.host, channel.port) == ("127.0.0.1", 7002)
+        for channel in (source._channel(3), txn._channel(3, "questions")):
+            assert (channel.host, channel.port) == ("127.0.0.1", 9003)
+        with pytest.raises(ConnectionError, match="broker 4 has no address"):
+            source._channel(4)
+    finally:
+        source.close()
+
+
 def test_a_leader_cut_from_its_followers_shrinks_the_isr_refuses_acks_all_and_holds_the_high_watermark(tmp_path):
     config = {"replica.lag.time.max.ms": 1500, "min.insync.replicas": 2}
     with ProcessCluster(brokers=3, controllers=1, data_dir=tmp_path, links=True, config=config) as pc:
