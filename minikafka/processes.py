@@ -59,6 +59,20 @@ def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
     return ports
 
 
+def _hold(host: str, ports: Iterable[int]) -> list[socket.socket]:
+    """Sockets bound to these ports (not listening), so that no port-0 bind is given one of them."""
+    held = []
+    for port in ports:
+        sock = socket.socket()
+        try:
+            sock.bind((host, port))
+        except OSError:  # taken already: nothing to hold
+            sock.close()
+            continue
+        held.append(sock)
+    return held
+
+
 def ask(address: tuple[str, int], request: Any, timeout: float = 2.0) -> Any:
     """One request on a new connection, its decoded answer (raises OSError when nobody answers)."""
     with socket.create_connection(address, timeout=timeout) as sock:
@@ -191,7 +205,14 @@ class ProcessCluster:
         """With ``links``, the proxies between the nodes (started once, before the nodes that use them)."""
         if self.links and self.network is None:
             nodes = {self.name(n): (self.host, p) for n, p in self.ports.items()}
-            self.network = Network(nodes, clients=[CLIENT], host=self.host).start()
+            # the proxies listen on any free port: hold the nodes' own ports meanwhile, or a proxy may take
+            # one (free_ports released them) and the node that should listen there fails to start
+            held = _hold(self.host, self.ports.values())
+            try:
+                self.network = Network(nodes, clients=[CLIENT], host=self.host).start()
+            finally:
+                for sock in held:
+                    sock.close()
         return self.network
 
     def __enter__(self) -> ProcessCluster:

@@ -132,3 +132,24 @@ def test_a_leader_cut_from_its_followers_shrinks_the_isr_refuses_acks_all_and_ho
         wait_for("the ISR full again", lambda: len(isr_and_leader(at_follower)[2]) == 3, 30)
         assert write(pc.bootstrap_servers, "all", b"after").startswith("offset ")
         wait_for("the held record committed", lambda: high_watermark(pc.bootstrap_servers) >= 3, 10)
+
+
+def test_the_nodes_ports_are_held_while_the_proxies_take_theirs():
+    """The proxies bind port 0; the nodes' ports, released by free_ports, must not be among those given."""
+    import socket
+
+    from minikafka.processes import _hold, free_ports
+
+    port = free_ports(1)[0]
+    held = _hold("127.0.0.1", [port])
+    proxy = socket.socket()
+    proxy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's servers bind
+    try:
+        with pytest.raises(OSError):
+            proxy.bind(("127.0.0.1", port))
+    finally:
+        proxy.close()
+        for sock in held:
+            sock.close()
+    with socket.socket() as node:
+        node.bind(("127.0.0.1", port))  # free again for the node
