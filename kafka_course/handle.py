@@ -289,6 +289,37 @@ class ProcessControl:
     def resume(self, node_id: int) -> None:
         self.nodes.resume(node_id)
 
+    @property
+    def can_cut_links(self) -> bool:
+        """Its links go through fault proxies: one this kernel started with ``links=True``, or another
+        process's started with ``minikafka serve ... --links`` (reached through its control port)."""
+        from minikafka.api import ProcessCluster
+
+        if isinstance(self.nodes, ProcessCluster):
+            return self.nodes.network is not None
+        return self.nodes.control is not None
+
+    def cut(self, node_id: int, other: int) -> None:
+        """Cut the links between two nodes, both ways: bytes are held, nothing arrives."""
+        from minikafka.api import ProcessCluster
+
+        if isinstance(self.nodes, ProcessCluster):
+            if self.nodes.network is None:
+                raise RuntimeError("this process cluster was started without links (ProcessCluster(links=True))")
+            self.nodes.network.partition(self.nodes.name(node_id), self.nodes.name(other))
+        else:
+            self.nodes.partition(node_id, other)
+
+    def heal(self) -> None:
+        """Every cut link passes traffic again."""
+        from minikafka.api import ProcessCluster
+
+        if isinstance(self.nodes, ProcessCluster):
+            if self.nodes.network is not None:
+                self.nodes.network.heal()
+        else:
+            self.nodes.heal()
+
 
 class ComposeControl:
     """The course's docker compose cluster: ``docker compose stop``, ``kill`` and ``start`` of a service."""

@@ -6,7 +6,8 @@ fault proxy, and stops it when the kernel exits. With ``MINIKAFKA_PROCESS_CLUSTE
 running process cluster's data directory, or with the course's docker compose cluster (three
 combined broker+controller nodes), it wraps that cluster instead. Stopping, killing, pausing and
 starting a node go through ``handle``'s ``BrokerControl`` back ends, one code path whatever runs
-the cluster; cutting a link needs the proxies, which only a cluster started here has.
+the cluster; cutting a link (``cut``, ``heal``) goes through ``ProcessControl`` too, and needs the
+proxies: the cluster started here has them, and so does one started with ``minikafka serve --links``.
 
 The lesson's timeouts are shorter than Kafka's so that an election or a fencing happens while
 you watch; ``KAFKA_DEFAULTS`` holds Kafka's own values for the same settings.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from minikafka.api import ProcessCluster, RunningProcesses
 
@@ -83,12 +84,13 @@ class KRaftCluster:
         self._control().resume(node_id)
 
     def cut(self, node_id: int, other: int) -> None:
-        """Cut the link between two nodes both ways: bytes are held, nothing arrives."""
-        self._network().partition(self._name(node_id), self._name(other))
+        """Cut the link between two nodes both ways: bytes are held, nothing arrives. Between two brokers
+        it cuts replication (their inter-broker links); clients still reach both."""
+        self._links().cut(node_id, other)
 
     def heal(self) -> None:
         """Every cut link passes traffic again."""
-        self._network().heal()
+        self._links().heal()
 
     @property
     def can_break(self) -> bool:
@@ -96,7 +98,7 @@ class KRaftCluster:
 
     @property
     def can_cut_links(self) -> bool:
-        return self.started is not None and self.started.network is not None
+        return isinstance(self.control, ProcessControl) and self.control.can_cut_links
 
     def requires_control(self, what: str | None = None) -> bool:
         """True where nodes can be killed and paused; elsewhere print why the cell skips."""
@@ -111,8 +113,9 @@ class KRaftCluster:
         """True where links between nodes can be cut (a cluster this kernel started); else one sentence."""
         if self.can_cut_links:
             return True
-        print(_("{what} cuts links between nodes, which only the process cluster this notebook starts runs through "
-                "fault proxies (unset {variable} and {process_variable}), so it is skipped on {servers}.").format(
+        print(_("{what} cuts links between nodes, which only a process cluster runs through fault proxies (the one "
+                "this notebook starts when {variable} and {process_variable} are unset, or one started with "
+                "minikafka serve --links), so it is skipped on {servers}.").format(
                     what=what or _("This cell"), variable=ENV_VAR, process_variable=PROCESS_CLUSTER_VAR,
                     servers=self.bootstrap_servers))
         return False
@@ -127,14 +130,10 @@ class KRaftCluster:
             raise RuntimeError(f"The nodes of {self.bootstrap_servers} cannot be stopped from here.")
         return self.control
 
-    def _network(self) -> Any:  # minikafka's netfault Network, reached through the process cluster
-        if self.started is None or self.started.network is None:
+    def _links(self) -> ProcessControl:
+        if not isinstance(self.control, ProcessControl) or not self.control.can_cut_links:
             raise RuntimeError(f"The links of {self.bootstrap_servers} do not go through fault proxies.")
-        return self.started.network
-
-    def _name(self, node_id: int) -> str:
-        assert self.started is not None
-        return self.started.name(node_id)
+        return self.control
 
 
 def kraft_cluster(servers: str | None = None, timeouts: dict[str, int] | None = None,

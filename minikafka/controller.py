@@ -206,10 +206,14 @@ class Controller(Generic[Brokers]):
 
     def set_isr(self, topic: str, info: PartitionInfo, isr: list[int]) -> None:
         """The leader says who is in sync (AlterPartition): leavers may become eligible leader
-        replicas, and a returning preferred leader takes the partition back."""
-        for gone in [b for b in info.isr if b not in isr]:
-            self._leave_isr(topic, info, gone)
+        replicas, and a returning preferred leader takes the partition back. As Kafka's controller, it
+        judges the new ISR as a whole: below min.insync.replicas, every replica it drops is eligible
+        (all of them held every committed record, whether they leave one by one or together)."""
+        gone = [b for b in info.isr if b not in isr]
         info.isr = [b for b in info.replicas if b in isr]
+        if gone and self._elr_enabled() and len(info.isr) < self.metadata.topic_config(topic)["min.insync.replicas"]:
+            info.elr = [b for b in info.replicas if b in info.elr or b in gone]
+            info.last_known_elr = [b for b in info.last_known_elr if b not in gone]
         self._fit_elr(topic, info)
         log.info("ISR of %s-%d is now %s", topic, info.index, info.isr)
         self._publish(topic, info)

@@ -6,6 +6,7 @@
         pc.kill(1); pc.restart(1)     # SIGKILL, then the same command again (same log dir)
         pc.pause(5); pc.resume(5)     # SIGSTOP / SIGCONT: alive, but silent
         pc.network.partition("b1", "c5")  # with links=True: cut the link between two nodes
+        pc.network.partition("b1", "b2")  # ...or replication between two brokers (clients reach both)
         pc.serve_control()            # with links=True: "127.0.0.1:PORT" for ``minikafka link``
 
 Brokers have node ids 1..B, controllers B+1..B+C (Kafka's rule: one id space for both
@@ -14,9 +15,12 @@ roles). Every process writes its output to ``<data_dir>/<name>.out`` and keeps i
 under control while a controller is there to agree), then the controllers.
 
 With ``links=True`` every connection between nodes goes through a ``minikafka.netfault``
-proxy: controller to controller, broker to controller, and client to broker (each broker
-advertises its client link's address), so a link can be cut, delayed or reset from Python
-(``network``) as ``bench/faults.py`` does for the embedded cluster. Another process acts on the
+proxy: controller to controller, broker to controller, broker to broker (each broker is told
+the address of its own link to every other: ``--peer``, Kafka's inter-broker listener, which
+its replica fetches and transaction requests use) and client to broker (each broker
+advertises its client link's address), so that ``network.partition("b1", "b2")`` cuts
+replication between two brokers while clients still reach both. A link can be cut, delayed
+or reset from Python (``network``) as ``bench/faults.py`` does for the embedded cluster. Another process acts on the
 nodes and links through ``cluster.json`` (``minikafka.running.RunningProcesses``).
 """
 
@@ -53,6 +57,20 @@ def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
     for s in socks:
         s.close()
     return ports
+
+
+def _hold(host: str, ports: Iterable[int]) -> list[socket.socket]:
+    """Sockets bound to these ports (not listening), so that no port-0 bind is given one of them."""
+    held = []
+    for port in ports:
+        sock = socket.socket()
+        try:
+            sock.bind((host, port))
+        except OSError:  # taken already: nothing to hold
+            sock.close()
+            continue
+        held.append(sock)
+    return held
 
 
 def ask(address: tuple[str, int], request: Any, timeout: float = 2.0) -> Any:
@@ -171,9 +189,7 @@ class ProcessCluster:
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self, timeout: float = 60) -> ProcessCluster:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        if self.links and self.network is None:
-            nodes = {self.name(n): (self.host, p) for n, p in self.ports.items()}
-            self.network = Network(nodes, clients=[CLIENT], host=self.host).start()
+        self.open_links()
         for node_id in self.controller_ids:
             self._spawn(node_id)
         for node_id in self.broker_ids:
@@ -184,6 +200,20 @@ class ProcessCluster:
             self.stop()  # no process is left behind by a cluster that did not come up
             raise
         return self
+
+    def open_links(self) -> Network | None:
+        """With ``links``, the proxies between the nodes (started once, before the nodes that use them)."""
+        if self.links and self.network is None:
+            nodes = {self.name(n): (self.host, p) for n, p in self.ports.items()}
+            # the proxies listen on any free port: hold the nodes' own ports meanwhile, or a proxy may take
+            # one (free_ports released them) and the node that should listen there fails to start
+            held = _hold(self.host, self.ports.values())
+            try:
+                self.network = Network(nodes, clients=[CLIENT], host=self.host).start()
+            finally:
+                for sock in held:
+                    sock.close()
+        return self.network
 
     def __enter__(self) -> ProcessCluster:
         return self.start()
@@ -201,8 +231,9 @@ class ProcessCluster:
                     "--log-level", self.log_level, *self.controller_options]
         out = [*base, "broker", "--node-id", str(node_id), "--listen", listen, "--controllers", self._voters(name),
                "--log-dir", str(self.log_dir(node_id)), "--cluster-id", self.cluster_id, "--log-level", self.log_level]
-        if self.network is not None:
+        if self.network is not None:  # clients through the client's links, the other brokers through this one's
             out += ["--advertise", self._address(CLIENT, node_id)]
+            out += [f"--peer={b}={self._address(name, b)}" for b in self.broker_ids if b != node_id]
         for key, value in self.config.items():
             out += ["--config", f"{key}={value}"]
         return out

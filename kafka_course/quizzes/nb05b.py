@@ -20,14 +20,16 @@ QUESTIONS = {
             "replicas")],
         answer=2, why=N_("The controller knows a broker is alive only from its heartbeats; without them it fences "
                          "the broker, whatever clients see.")),
-    "silent-follower": Question(
-        N_("A topic has two replicas and min.insync.replicas=2. Its follower goes silent. What do acks=all writes "
-           "get once the leader has shrunk the ISR to itself?"),
+    "cut-followers": Question(
+        N_("A topic has three replicas and min.insync.replicas=2. The links between its leader and both followers "
+           "are cut; clients still reach all three brokers. What do acks=all writes get once the leader has shrunk "
+           "the ISR to itself?"),
         [N_("NOT_ENOUGH_REPLICAS, and the high watermark stops"),
-         N_("Success: the leader alone is enough once the follower is out of the ISR"),
-         N_("The leader hands leadership to the follower")],
+         N_("Success: the leader alone is enough once the followers are out of the ISR"),
+         N_("The controller moves the leadership to a follower, since clients reach it")],
         answer=0, why=N_("acks=all needs min.insync.replicas copies in sync; with one, the leader refuses the write "
-                         "and commits nothing new.")),
+                         "and commits nothing new. The leader still heartbeats to the controller, so nothing moves "
+                         "its leadership.")),
     "majority": Question(
         N_("How many controllers of a five-voter quorum can fail while metadata can still change?"),
         [N_("One"),

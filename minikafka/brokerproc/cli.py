@@ -33,6 +33,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="the controllers, id@host:port,... (controller.quorum.voters)")
     p.add_argument("--advertise", metavar="HOST:PORT", help="advertised.listeners: the address clients are told "
                                                             "(default: where it listens)")
+    p.add_argument("--peer", action="append", metavar="ID=HOST:PORT",
+                   help="where to reach another broker for replication and transactions (Kafka's inter-broker "
+                        "listener); repeat per broker (default: the address it registered for clients)")
     p.add_argument("--log-dir", required=True, help="log.dirs: where its partitions are kept")
     p.add_argument("--cluster-id", default="minikafka-kraft", help="cluster.id (the controllers' own)")
     p.add_argument("--config", action="append", metavar="NAME=VALUE", help="a broker setting, e.g. num.partitions=3")
@@ -54,7 +57,20 @@ def settings_from(args: argparse.Namespace) -> BrokerSettings:
             raise ValueError(f"--advertise must be host:port, not {args.advertise!r}")
         advertised = (a_host or "127.0.0.1", int(a_port))
     return BrokerSettings(args.node_id, host or "127.0.0.1", int(port), parse_voters(args.controllers),
-                          Path(args.log_dir), args.cluster_id, config, heartbeat, advertised=advertised)
+                          Path(args.log_dir), args.cluster_id, config, heartbeat, advertised=advertised,
+                          peers=parse_peers(args.peer or []))
+
+
+def parse_peers(items: list[str]) -> dict[int, tuple[str, int]]:
+    """``["2=127.0.0.1:9101"]`` -> ``{2: ("127.0.0.1", 9101)}`` (raises ValueError with a sentence)."""
+    peers = {}
+    for item in items:
+        node, _, address = item.partition("=")
+        host, colon, port = address.rpartition(":")
+        if not node.strip().isdigit() or not colon or not port.isdigit():
+            raise ValueError(f"--peer must be id=host:port (say 2=127.0.0.1:9101), not {item!r}")
+        peers[int(node)] = (host or "127.0.0.1", int(port))
+    return peers
 
 
 def main(argv: list[str]) -> int:

@@ -86,6 +86,9 @@ class BrokerSettings:
     heartbeat_interval_ms: int = HEARTBEAT_INTERVAL_MS
     request_timeout_ms: int = 2000
     advertised: tuple[str, int] | None = None  # the address clients are told (a proxy's); None: where it listens
+    # broker id -> where this broker reaches it (Kafka's inter-broker listener; a proxy of its own when the
+    # cluster's links are proxied); a broker not named here is reached at the address it registered
+    peers: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
 class BrokerMetadata(ClusterMetadata):
@@ -158,9 +161,10 @@ class BrokerProcess:
         isr_channel = QuorumIsrChannel(s.node_id, self.quorum, self.metadata, lambda: self.broker_epoch)
         broker_config = self.metadata.broker_config(s.node_id)
         # Fetch, WriteTxnMarkers and KIP-890's AddPartitionsToTxn go to the other brokers over TCP
-        txn_peers = NetworkTxnPeers(s.node_id, InProcessTxnPeers(self.hosts), self.metadata, broker_config)
+        txn_peers = NetworkTxnPeers(s.node_id, InProcessTxnPeers(self.hosts), self.metadata, broker_config, s.peers)
         self.broker = ProcessBroker(s.node_id, broker_config, self.controller, self.peers, [s.log_dir], isr_channel,
-                                    fetch_source=NetworkSource(self.metadata, broker_config), txn_peers=txn_peers)
+                                    fetch_source=NetworkSource(self.metadata, broker_config, s.peers),
+                                    txn_peers=txn_peers)
         self.dispatcher = RequestDispatcher(self.broker)
         self.listener = Listener(self.handle_frame, s.host, s.port,
                                  idle_ms=self.config["connections.max.idle.ms"])

@@ -41,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run a KRaft controller quorum of N processes and each broker as its own process "
                         "(brokers take ids 1..B, controllers the ids after; their ports follow the brokers')")
     p.add_argument("--links", action="store_true",
-                   help="with --controllers: a fault proxy on every link between the processes and between the "
-                        "clients and each broker, driven by 'minikafka link --data-dir DIR' (cut, delay, drop, heal)")
+                   help="with --controllers: a fault proxy on every link between the processes (broker to broker "
+                        "too: replication) and between the clients and each broker, driven by "
+                        "'minikafka link --data-dir DIR' (cut, delay, drop, heal)")
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -115,8 +116,9 @@ def _print_links(cluster: ProcessCluster, data_dir: Path) -> None:
     """Open the links' control port and say how to use it, with a command to paste."""
     control = cluster.serve_control()
     broker, controller = cluster.name(cluster.broker_ids[0]), cluster.name(cluster.controller_ids[0])
-    print(f"minikafka: links between the processes (clients through their own link to each broker) take "
-          f"commands on {control}: minikafka link --control {control} partition {broker} {controller} "
+    print(f"minikafka: links between the processes (clients through their own link to each broker, each broker "
+          f"through its own to every other) take commands on {control}: minikafka link --control {control} "
+          f"partition {broker} {controller} "
           f"(or: minikafka link --data-dir {data_dir} heal); minikafka node status --data-dir {data_dir} "
           "lists the processes.", flush=True)
 

@@ -6,9 +6,11 @@ data is waiting on the leader's partition. It is what the notebooks run: no enco
 no socket. ``NetworkSource`` sends what Kafka's replica fetcher sends: one Fetch request
 per leader for every partition this broker follows there, with ``ReplicaState.ReplicaId``
 set to this broker's id (KIP-903), on one persistent connection to the leader's address
-in the cluster metadata, sized and timed by Kafka's ``replica.fetch.*`` and
-``replica.socket.timeout.ms`` settings. Either way the leader answers with the same rules
-(``fetcher.serve_follower``), reached by the Fetch handler over the network.
+in the cluster metadata (or to the address given for that broker in ``peers``: Kafka's
+inter-broker listener, a proxy of its own when the cluster's links are proxied), sized and
+timed by Kafka's ``replica.fetch.*`` and ``replica.socket.timeout.ms`` settings. Either way
+the leader answers with the same rules (``fetcher.serve_follower``), reached by the Fetch
+handler over the network.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from kio.schema.fetch.v18.request import FetchPartition, FetchRequest, FetchTopic, ReplicaState
@@ -84,17 +87,28 @@ class InProcessSource:
         pass
 
 
+def broker_address(broker_id: int, peers: Mapping[int, tuple[str, int]],
+                   metadata: ClusterMetadata) -> tuple[str, int]:
+    """Where this broker reaches another: the address ``peers`` gives for it (the inter-broker
+    route), else the one it registered for clients (raises ConnectionError when it has none)."""
+    if broker_id in peers:
+        return peers[broker_id]
+    address = metadata.brokers.get(broker_id)
+    if address is None:
+        raise ConnectionError(f"broker {broker_id} has no address in the cluster metadata")
+    return address
+
+
 class NetworkSource:
     """Fetches as Fetch requests (v18) to the leader's listener, one connection per leader."""
 
-    def __init__(self, metadata: ClusterMetadata, config: BrokerConfig):
-        self.metadata, self.config = metadata, config
+    def __init__(self, metadata: ClusterMetadata, config: BrokerConfig,
+                 peers: Mapping[int, tuple[str, int]] | None = None):
+        self.metadata, self.config, self.peers = metadata, config, dict(peers or {})
         self._channels: dict[int, tuple[tuple[str, int], PeerChannel]] = {}
 
     def _channel(self, leader_id: int) -> PeerChannel:
-        address = self.metadata.brokers.get(leader_id)
-        if address is None:
-            raise ConnectionError(f"broker {leader_id} has no address in the cluster metadata")
+        address = broker_address(leader_id, self.peers, self.metadata)
         known = self._channels.get(leader_id)
         if known is not None and known[0] == address:
             return known[1]

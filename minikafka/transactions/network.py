@@ -2,7 +2,8 @@
 
 ``NetworkTxnPeers`` is ``channel.TxnPeers`` for brokers that run as processes of their own
 (``minikafka.brokerproc``). It sends what a Kafka broker sends, with this broker's own client
-(``protocol.channel.PeerChannel``) to the address the cluster metadata gives for the other broker:
+(``protocol.channel.PeerChannel``) to the address the cluster metadata gives for the other broker
+(or the one ``peers`` gives for it, the inter-broker route, as the replica fetcher does):
 
 - the transaction coordinator's WriteTxnMarkers (v1) to a partition's leader, one request for all
   the partitions that broker leads; an answer it does not get (a broker down, a timeout) counts as
@@ -22,6 +23,7 @@ with NOT_ENOUGH_REPLICAS, which every producer retries (Kafka answers older clie
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from ..config import BrokerConfig
@@ -30,6 +32,7 @@ from ..groups import offsets
 from ..metadata import ClusterMetadata
 from ..protocol import codec
 from ..protocol.channel import PeerChannel
+from ..replica.sources import broker_address
 from .channel import Marker, TopicPartition, TxnPeers, unreachable
 
 log = logging.getLogger("minikafka.transactions")
@@ -44,14 +47,14 @@ NETWORK_ERRORS = (OSError, TimeoutError, ConnectionError, EOFError)
 
 
 class NetworkTxnPeers:
-    def __init__(self, node_id: int, local: TxnPeers, metadata: ClusterMetadata, config: BrokerConfig):
+    def __init__(self, node_id: int, local: TxnPeers, metadata: ClusterMetadata, config: BrokerConfig,
+                 peers: Mapping[int, tuple[str, int]] | None = None):
         self.node_id, self.local, self.metadata, self.config = node_id, local, metadata, config
+        self.peers = dict(peers or {})
         self._channels: dict[tuple[int, str], tuple[tuple[str, int], PeerChannel]] = {}
 
     def _channel(self, broker_id: int, kind: str) -> PeerChannel:
-        address = self.metadata.brokers.get(broker_id)
-        if address is None:
-            raise ConnectionError(f"broker {broker_id} has no address in the cluster metadata")
+        address = broker_address(broker_id, self.peers, self.metadata)
         known = self._channels.get((broker_id, kind))
         if known is not None and known[0] == address:
             return known[1]

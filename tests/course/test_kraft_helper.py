@@ -70,3 +70,21 @@ def test_a_cluster_nobody_should_break_makes_the_breaking_cells_skip_in_one_sent
             lab.kill(1)
     finally:
         outside.stop()
+
+
+@pytest.mark.timeout(120)
+def test_the_links_of_a_running_process_cluster_started_with_links_are_cut_through_its_control_port(
+        tmp_path, monkeypatch):
+    with ProcessCluster(brokers=2, controllers=1, data_dir=tmp_path, links=True) as pc:
+        pc.serve_control()
+        assert pc.network is not None
+        monkeypatch.delenv(connection.ENV_VAR, raising=False)
+        monkeypatch.setenv(handle.PROCESS_CLUSTER_VAR, str(tmp_path))
+        lab = kraft.kraft_cluster()
+        assert lab.started is None and lab.can_cut_links
+        lab.cut(1, 2)  # replication between the two brokers, through the other process's control port
+        modes = {name: link["mode"] for name, link in pc.network.status().items()}
+        assert modes["b1->b2"] == modes["b2->b1"] == "partition"
+        assert {name for name, mode in modes.items() if mode != "pass"} == {"b1->b2", "b2->b1"}  # clients pass
+        lab.heal()
+        assert {link["mode"] for link in pc.network.status().values()} == {"pass"}

@@ -171,6 +171,31 @@ def test_alter_partition_refuses_stale_and_ineligible_changes(cluster):
     assert leader.check_broker(1, epochs[1] + 1) == ErrorCode.stale_broker_epoch  # AlterPartition's first check
 
 
+def test_followers_dropped_together_below_min_insync_replicas_are_all_eligible_leaders(cluster):
+    """KIP-966 as Kafka's PartitionChangeBuilder: the ELR is the old ISR (and ELR) less the new ISR when
+    the new ISR is below min.insync.replicas; one dropped alone above it is not eligible."""
+    leader = cluster.start_brokers()
+    leader.create_topic("t", 2, 3, configs={"min.insync.replicas": "2"})
+    leader = cluster.settle()
+    epochs = cluster.epochs
+
+    def alter(index: int, isr: list[int]) -> None:
+        p = leader.metadata.topics["t"].partitions[index]
+        answer = leader.alter_partition(p.leader, epochs[p.leader], "t", index, p.leader_epoch, p.partition_epoch, isr)
+        assert answer.error == ErrorCode.none
+
+    together = leader.metadata.topics["t"].partitions[0]
+    followers = [b for b in together.replicas if b != together.leader]
+    alter(0, [together.leader])  # both followers at once
+    assert (together.isr, sorted(together.elr)) == ([together.leader], sorted(followers))
+    apart = leader.metadata.topics["t"].partitions[1]
+    first, second = [b for b in apart.replicas if b != apart.leader]
+    alter(1, [b for b in apart.replicas if b != first])  # two left in sync: nobody is eligible yet
+    assert apart.elr == []
+    alter(1, [apart.leader])
+    assert (apart.isr, apart.elr) == ([apart.leader], [second])  # the first may lack what committed since
+
+
 def test_a_leader_that_loses_its_epoch_forgets_what_did_not_commit(cluster):
     leader = cluster.start_brokers()
     old = leader.node.node_id
