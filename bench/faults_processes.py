@@ -6,8 +6,9 @@ controllers, each its own process, every link between them through a netfault pr
 Idempotent acks=all producers write to an rf=3, min.insync.replicas=2 topic while the
 nemesis picks at random: SIGKILL a broker (restarted at a later step), SIGKILL the active
 controller (restarted at a later step; the time until a new leader answers is measured),
-SIGSTOP a broker or a controller for a few seconds, cut a broker from every controller or
-cut or reset the client's link to a broker (healed at a later step). At most one broker and
+SIGSTOP a broker or a controller for a few seconds, cut a broker from every controller, cut
+a broker from the other brokers (no replication either way; clients and controllers still reach
+it), or cut or reset the client's link to a broker (healed at a later step). At most one broker and
 one controller are out at any time, so a quorum of 3 and min.insync.replicas=2 stay possible.
 Then everything is healed and restarted, the run waits until every ISR is full, reads every
 partition from offset 0 and checks it with :mod:`minikafka.netfault.history`; the replicas'
@@ -157,7 +158,7 @@ class ProcessNemesis:
             return self._undo(rng.choice(undo))
         choices = []
         if self.broker_out is None:
-            choices += ["kill-broker", "cut-broker", "pause"]
+            choices += ["kill-broker", "cut-broker", "cut-peers", "pause"]
         if self.controller_out is None:
             choices += ["kill-controller", "pause"]
         if self.client_cut is None:
@@ -176,6 +177,13 @@ class ProcessNemesis:
                 self.network.partition(self.pc.name(victim), self.pc.name(c))
             self.broker_out = ("cut", victim)
             return f"cut-broker {victim} from the controllers"
+        if kind == "cut-peers":  # alive, heard by the controllers and the clients, but no replication either way
+            victim = rng.choice(self.pc.broker_ids)
+            for other in self.pc.broker_ids:
+                if other != victim:
+                    self.network.partition(self.pc.name(victim), self.pc.name(other))
+            self.broker_out = ("peers", victim)
+            return f"cut-peers {victim} from the other brokers"
         if kind == "kill-controller":
             return self._kill_controller()
         if kind == "cut-client":
@@ -217,9 +225,10 @@ class ProcessNemesis:
             if how == "kill":
                 self.pc.start_node(victim)
                 return f"restart-broker {victim}"
-            for c in self.pc.controller_ids:
-                self.network.heal(self.pc.name(victim), self.pc.name(c))
-            return f"heal-broker {victim}"
+            others = self.pc.controller_ids if how == "cut" else [b for b in self.pc.broker_ids if b != victim]
+            for other in others:
+                self.network.heal(self.pc.name(victim), self.pc.name(other))
+            return f"heal-broker {victim}" if how == "cut" else f"heal-peers {victim}"
         if what == "controller" and self.controller_out:
             victim, self.controller_out = self.controller_out, None
             self.pc.start_node(victim)
