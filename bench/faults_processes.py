@@ -24,12 +24,13 @@ while the AlterPartition answer is lost, and when the answer says the leadership
 seed 1 once lost 1,010 and seed 2 76 acknowledged records, and CI's short form 2. After them
 (2026-11-28):
 
-- seed 1: 248,380 writes, all acknowledged, 0 lost, 0 duplicated, replicas agree (116,425 /
-  81,500 / 50,455 records per partition on each replica); 62 faults (7 broker kills, 8
-  controller kills, 11 pauses, 4 broker-controller cuts, 7 client-link cuts), 14 partition
-  leader changes, 13 controller elections, a new controller at most 3.81 s after a kill.
-- seed 2: 280,266 writes, all acknowledged, 0 lost, 0 duplicated, replicas agree; 70 faults,
-  17 leader changes, 11 controller elections, at most 3.46 s to a new controller.
+- seed 1: 274,877 writes, all acknowledged, 0 lost, 0 duplicated, replicas agree (128,846 /
+  90,197 / 55,834 records per partition on each replica); 71 faults (6 broker kills, 10
+  controller kills, 6 pauses, 6 broker-controller cuts, 2 broker-broker cuts, 9 client-link
+  cuts), 12 partition leader changes, 13 controller elections, a new controller at most 3.98 s
+  after a kill.
+- seed 2: 296,605 writes, all acknowledged, 0 lost, 0 duplicated, replicas agree; 65 faults,
+  6 leader changes, 14 controller elections, at most 3.56 s to a new controller.
 """
 
 from __future__ import annotations
