@@ -86,6 +86,15 @@ class Network:
 
         async def stop_all() -> None:
             await asyncio.gather(*(link.stop() for link in self.links.values()))
+            # the connections' accept tasks end a moment after their connection's task was cancelled:
+            # let them, so that closing the loop destroys no pending task (asyncio would say so on stderr)
+            rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            if rest:
+                _, pending = await asyncio.wait(rest, timeout=1)
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    await asyncio.wait(pending, timeout=1)
 
         self.run(stop_all())
         self._loop.call_soon_threadsafe(self._loop.stop)

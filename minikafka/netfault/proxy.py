@@ -43,6 +43,7 @@ class Link:
         self._flowing = asyncio.Event()
         self._open: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task] = set()
+        self._stopping = False
 
     @property
     def address(self) -> str:
@@ -55,6 +56,7 @@ class Link:
         return self
 
     async def stop(self) -> None:
+        self._stopping = True  # a connection the kernel accepted before the server closed is closed at once
         if self._server:
             self._server.close()
         self._close_all()
@@ -78,6 +80,9 @@ class Link:
 
     # -- one connection --------------------------------------------------------------------
     async def _accept(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        if self._stopping:
+            client_w.transport.abort()
+            return
         self.connections_accepted += 1
         # The connection runs in its own task, so that a reset cancels it and not the task
         # asyncio's server made for this callback (which would report the cancellation).

@@ -268,3 +268,26 @@ def test_the_command_line_changes_a_running_network(echo):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_stopping_the_network_with_connections_open_destroys_no_pending_task(echo, caplog):
+    """A process cluster's stop (notebook 05b's last cell) printed asyncio's 'Task was destroyed but it
+    is pending!': the proxies' accept tasks were still finishing when the loop closed."""
+    import gc
+    import logging
+
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    network = Network({"echo": echo.port}, clients=["client"]).start()
+    host, port = network.address("client", "echo").rsplit(":", 1)
+    clients = [socket.create_connection((host, port), timeout=5) for _ in range(5)]
+    for c in clients:
+        c.sendall(b"ping")
+        assert c.recv(4) == b"ping"
+    network.partition("client", "echo")  # and one connection held mid-way
+    held = socket.create_connection((host, port), timeout=5)
+    network.stop()
+    del network  # what holds the finished loop's tasks: collected now, not after the test
+    gc.collect()
+    for c in [*clients, held]:
+        c.close()
+    assert not [r.getMessage() for r in caplog.records if "destroyed but it is pending" in r.getMessage()]
